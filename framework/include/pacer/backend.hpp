@@ -1,0 +1,60 @@
+#pragma once
+// Compute backends (CPU, CUDA): key residency, H computation and the MSMs of a proof.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pacer/formats/zkey.hpp"
+
+namespace pacer {
+
+// An affine point in the zkey's file encoding: coordinates in Montgomery form, little-endian,
+// x then y (G2: x.c0 x.c1 y.c0 y.c1); all bytes zero is the point at infinity.
+struct PointBytes {
+  std::array<std::byte, 192> data{};
+  size_t size = 0;  // 2*n8q for G1, 4*n8q for G2
+};
+
+// The G1 bases of a proving key that a backend multiplies.
+enum class Basis : uint8_t { A, B1, C, H };
+
+using Lane = unsigned;  // one concurrent proof slot of a backend
+using Checkpoint = std::function<void()>;  // call between chunks: the scheduler may pause here
+
+struct BackendInfo {
+  std::string name;
+  std::vector<std::string> devices;  // human-readable, e.g. "cpu: 16 threads"
+  unsigned lanes = 1;                // proofs it runs at once without queueing inside
+  std::vector<CurveId> curves;
+};
+
+// A proving key made resident on a backend (points converted/uploaded once, reused by every
+// proof). Holds the parsed key alive.
+class ResidentKey {
+ public:
+  virtual ~ResidentKey() = default;
+  virtual const ProvingKey& key() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendInfo info() const = 0;
+  virtual std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) = 0;
+  // a, b, c: evaluations at the domain (Montgomery form, domain_size each). On return a holds
+  // h = A_odd*B_odd - C_odd in STANDARD form (MSM scalars); b and c are scratch.
+  virtual void compute_h(ResidentKey& key, Lane lane, std::span<Fr256> a, std::span<Fr256> b,
+                         std::span<Fr256> c, const Checkpoint& checkpoint) = 0;
+  // Sum of scalars[i] * basis[i]; scalars in standard form, as many as the basis has points.
+  virtual PointBytes msm_g1(ResidentKey& key, Lane lane, Basis basis, std::span<const Fr256> scalars,
+                            const Checkpoint& checkpoint) = 0;
+  virtual PointBytes msm_g2(ResidentKey& key, Lane lane, std::span<const Fr256> scalars,
+                            const Checkpoint& checkpoint) = 0;
+};
+
+}  // namespace pacer

@@ -1,0 +1,67 @@
+#pragma once
+// The plugin ABI. A plugin is a shared library that exports, by Boost.DLL alias, two symbols:
+//   pacer_plugin_info   : PluginInfo()                               -- what it is
+//   pacer_plugin_create : <Kind>Factory                              -- makes one object
+// The host checks abi, kind and name before it calls the factory (cf. LLVM's PassPlugin).
+#include <boost/dll/alias.hpp>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "pacer/allocator.hpp"
+#include "pacer/backend.hpp"
+#include "pacer/host_services.hpp"
+#include "pacer/params.hpp"
+#include "pacer/scheduler.hpp"
+
+namespace pacer {
+
+// Bump on ANY change to the interfaces a plugin sees (headers included above).
+inline constexpr uint32_t kPluginAbi = 1;
+
+enum class PluginKind : uint32_t { backend = 0, allocator = 1, scheduler = 2 };
+
+constexpr std::string_view kind_name(PluginKind k) {
+  switch (k) {
+    case PluginKind::backend: return "backend";
+    case PluginKind::allocator: return "allocator";
+    case PluginKind::scheduler: return "scheduler";
+  }
+  return "unknown";
+}
+
+struct PluginInfo {
+  uint32_t abi;
+  PluginKind kind;
+  const char* name;     // unique per kind, what [backend] plugin = "..." names
+  const char* version;
+  const char* summary;
+};
+
+// Factories read their [<kind>.params] table through Params (unknown keys become errors).
+using BackendFactory = std::unique_ptr<Backend>(const Params& params, HostServices& host);
+using AllocatorFactory = std::unique_ptr<Allocator>(const Params& params, HostServices& host);
+using SchedulerFactory = std::unique_ptr<Scheduler>(const Params& params, HostServices& host);
+
+template <PluginKind K> struct FactoryOf;
+template <> struct FactoryOf<PluginKind::backend> { using type = BackendFactory; using object = Backend; };
+template <> struct FactoryOf<PluginKind::allocator> { using type = AllocatorFactory; using object = Allocator; };
+template <> struct FactoryOf<PluginKind::scheduler> { using type = SchedulerFactory; using object = Scheduler; };
+
+}  // namespace pacer
+
+// Use once per plugin, at namespace scope:
+//   PACER_PLUGIN(backend, "cpu", "0.1.0", "reference CPU backend", make_cpu_backend)
+// where make_cpu_backend matches the kind's factory signature.
+#define PACER_PLUGIN(KIND, NAME, VERSION, SUMMARY, FACTORY)                                          \
+  namespace pacer_plugin_exports {                                                                   \
+  inline ::pacer::PluginInfo pacer_plugin_info_fn() {                                                \
+    return ::pacer::PluginInfo{::pacer::kPluginAbi, ::pacer::PluginKind::KIND, NAME, VERSION, SUMMARY}; \
+  }                                                                                                  \
+  inline std::unique_ptr<::pacer::FactoryOf<::pacer::PluginKind::KIND>::object> pacer_plugin_create_call( \
+      const ::pacer::Params& p, ::pacer::HostServices& h) {                                          \
+    return FACTORY(p, h);                                                                            \
+  }                                                                                                  \
+  }                                                                                                  \
+  BOOST_DLL_ALIAS(pacer_plugin_exports::pacer_plugin_info_fn, pacer_plugin_info)                     \
+  BOOST_DLL_ALIAS(pacer_plugin_exports::pacer_plugin_create_call, pacer_plugin_create)

@@ -1,0 +1,55 @@
+#pragma once
+// The stages of one proof and what a scheduler is told about each (DESIGN.md, "One proof").
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
+namespace pacer {
+
+using JobId = uint64_t;
+
+enum class Stage : uint8_t { load, synthesize, compute_h, msm_g1, msm_g2, assemble, release };
+inline constexpr int kStageCount = 7;
+
+// What a stage mostly consumes; schedulers pace the membw class.
+enum class ResourceClass : uint8_t { io, membw, compute, cpu };
+
+constexpr std::string_view stage_name(Stage s) {
+  constexpr std::string_view names[] = {"load", "synthesize", "compute_h", "msm_g1", "msm_g2", "assemble", "release"};
+  return names[static_cast<int>(s)];
+}
+constexpr std::string_view resource_name(ResourceClass c) {
+  constexpr std::string_view names[] = {"io", "membw", "compute", "cpu"};
+  return names[static_cast<int>(c)];
+}
+constexpr ResourceClass default_resource(Stage s) {
+  switch (s) {
+    case Stage::load: return ResourceClass::io;
+    case Stage::synthesize: return ResourceClass::membw;
+    case Stage::compute_h: return ResourceClass::compute;
+    case Stage::msm_g1: return ResourceClass::compute;
+    case Stage::msm_g2: return ResourceClass::membw;
+    case Stage::assemble: return ResourceClass::cpu;
+    case Stage::release: return ResourceClass::membw;
+  }
+  return ResourceClass::cpu;
+}
+
+// Handed to the scheduler before a stage starts and with every checkpoint.
+struct StageTicket {
+  JobId job = 0;
+  Stage stage = Stage::load;
+  ResourceClass cls = ResourceClass::cpu;
+  uint64_t bytes = 0;  // bytes the stage is expected to stream through DRAM
+  int priority = 0;    // higher runs first when a scheduler has a choice
+};
+
+// Measured by the engine and fed back to the scheduler when a stage ends.
+struct StageStats {
+  std::chrono::nanoseconds queued{0};   // admission wait
+  std::chrono::nanoseconds paused{0};   // total time paused in checkpoints
+  std::chrono::nanoseconds run{0};      // wall time running, pauses excluded
+  uint64_t bytes = 0;
+};
+
+}  // namespace pacer
