@@ -1,0 +1,141 @@
+#pragma once
+// The two supported pairing curves, declared by their constants alone; all arithmetic comes from
+// the field/extension/curve templates. Constants: SNARKJS_FORMATS.md §1.
+#include <cstring>
+#include <span>
+#include <string_view>
+
+#include "pacer/math/ec.hpp"
+#include "pacer/math/field.hpp"
+#include "pacer/math/fp2.hpp"
+#include "pacer/types.hpp"
+
+namespace pacer::math {
+
+struct Bn254 {
+  struct FqParams {
+    static constexpr size_t N = 4;
+    static constexpr Limbs<N> modulus =
+        limbs_from_hex<N>("30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47");
+  };
+  struct FrParams {
+    static constexpr size_t N = 4;
+    static constexpr Limbs<N> modulus =
+        limbs_from_hex<N>("30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001");
+  };
+  using Fq = Fp<FqParams>;
+  using Fr = Fp<FrParams>;
+  using Fq2 = Fp2<Fq>;
+  struct G1 {
+    using Field = Fq;
+    static Field b() { return Fq::from_u64(3); }
+  };
+  struct G2 {
+    using Field = Fq2;
+    static Field b() {  // 3 / (9 + u), the D-type twist
+      static const Fq2 value = Fq2(Fq::from_u64(3), Fq::zero()) * Fq2(Fq::from_u64(9), Fq::one()).inv();
+      return value;
+    }
+  };
+  static constexpr CurveId id = CurveId::bn254;
+  static constexpr std::string_view json_name = "bn128";
+  static constexpr uint32_t two_adicity = 28;
+  static Affine<G1> g1_generator() { return Affine<G1>::of(Fq::from_u64(1), Fq::from_u64(2)); }
+};
+
+struct Bls12_381 {
+  struct FqParams {
+    static constexpr size_t N = 6;
+    static constexpr Limbs<N> modulus = limbs_from_hex<N>(
+        "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab");
+  };
+  struct FrParams {
+    static constexpr size_t N = 4;
+    static constexpr Limbs<N> modulus =
+        limbs_from_hex<N>("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
+  };
+  using Fq = Fp<FqParams>;
+  using Fr = Fp<FrParams>;
+  using Fq2 = Fp2<Fq>;
+  struct G1 {
+    using Field = Fq;
+    static Field b() { return Fq::from_u64(4); }
+  };
+  struct G2 {
+    using Field = Fq2;
+    static Field b() { return Fq2(Fq::from_u64(4), Fq::from_u64(4)); }  // 4(1 + u), M-type twist
+  };
+  static constexpr CurveId id = CurveId::bls12_381;
+  static constexpr std::string_view json_name = "bls12381";
+  static constexpr uint32_t two_adicity = 32;
+  static Affine<G1> g1_generator() {
+    return Affine<G1>::of(
+        Fq::from_std(limbs_from_hex<6>("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb")),
+        Fq::from_std(limbs_from_hex<6>("08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1")));
+  }
+};
+
+// Runs f(Curve{}) with the curve type that id names.
+template <class Fn>
+decltype(auto) with_curve(CurveId id, Fn&& f) {
+  switch (id) {
+    case CurveId::bn254: return f(Bn254{});
+    case CurveId::bls12_381: break;
+  }
+  return f(Bls12_381{});
+}
+
+// --- the zkey's point encoding: Montgomery limbs, little-endian, all-zero = infinity ---------
+
+template <class F>
+constexpr size_t field_bytes() {
+  if constexpr (requires { typename F::Base; }) return 2 * F::Base::kBytes;
+  else return F::kBytes;
+}
+
+template <class F>
+F decode_field(const std::byte* p) {
+  if constexpr (requires { typename F::Base; }) {
+    return F(decode_field<typename F::Base>(p), decode_field<typename F::Base>(p + F::Base::kBytes));
+  } else {
+    F f;
+    std::memcpy(f.v.data(), p, F::kBytes);  // already Montgomery: used as stored
+    return f;
+  }
+}
+
+template <class F>
+void encode_field(const F& f, std::byte* p) {
+  if constexpr (requires { typename F::Base; }) {
+    encode_field(f.c0, p);
+    encode_field(f.c1, p + F::Base::kBytes);
+  } else {
+    std::memcpy(p, f.v.data(), F::kBytes);
+  }
+}
+
+template <class Group>
+constexpr size_t point_bytes() { return 2 * field_bytes<typename Group::Field>(); }
+
+template <class Group>
+Affine<Group> decode_point(const std::byte* p) {
+  using F = typename Group::Field;
+  constexpr size_t n = point_bytes<Group>();
+  bool all_zero = true;
+  for (size_t i = 0; i < n; ++i) all_zero &= p[i] == std::byte{0};
+  if (all_zero) return Affine<Group>::identity();
+  return Affine<Group>::of(decode_field<F>(p), decode_field<F>(p + n / 2));
+}
+
+template <class Group>
+void encode_point(const Affine<Group>& a, std::byte* p) {
+  constexpr size_t n = point_bytes<Group>();
+  if (a.infinity) {
+    std::memset(p, 0, n);
+    return;
+  }
+  encode_field(a.x, p);
+  encode_field(a.y, p + n / 2);
+}
+
+}  // namespace pacer::math

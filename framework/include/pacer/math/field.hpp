@@ -1,0 +1,274 @@
+#pragma once
+// Prime fields in Montgomery form over 64-bit limbs, one template for every modulus.
+// Constants (R mod p, R^2 mod p, -p^-1 mod 2^64) are derived at compile time from the modulus,
+// so a curve is declared by its primes alone.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace pacer::math {
+
+using u128 = unsigned __int128;
+
+template <size_t N>
+using Limbs = std::array<uint64_t, N>;
+
+// --- plain multi-precision helpers (little-endian limbs) ---------------------------------------
+
+template <size_t N>
+constexpr Limbs<N> limbs_from_hex(std::string_view hex) {
+  if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex.remove_prefix(2);
+  Limbs<N> out{};
+  size_t bit = 0;
+  for (size_t i = hex.size(); i-- > 0;) {
+    char ch = hex[i];
+    uint64_t d = ch >= '0' && ch <= '9' ? uint64_t(ch - '0')
+                 : ch >= 'a' && ch <= 'f' ? uint64_t(ch - 'a' + 10)
+                 : ch >= 'A' && ch <= 'F' ? uint64_t(ch - 'A' + 10)
+                                          : throw std::invalid_argument("bad hex digit");
+    if (bit / 64 >= N) throw std::invalid_argument("hex constant too wide");
+    out[bit / 64] |= d << (bit % 64);
+    bit += 4;
+  }
+  return out;
+}
+
+template <size_t N>
+constexpr bool limbs_geq(const Limbs<N>& a, const Limbs<N>& b) {
+  for (size_t i = N; i-- > 0;)
+    if (a[i] != b[i]) return a[i] > b[i];
+  return true;
+}
+
+template <size_t N>
+constexpr bool limbs_is_zero(const Limbs<N>& a) {
+  uint64_t acc = 0;
+  for (auto x : a) acc |= x;
+  return acc == 0;
+}
+
+// a -= b, returns the borrow.
+template <size_t N>
+constexpr uint64_t limbs_sub(Limbs<N>& a, const Limbs<N>& b) {
+  uint64_t borrow = 0;
+  for (size_t i = 0; i < N; ++i) {
+    u128 d = u128(a[i]) - b[i] - borrow;
+    a[i] = uint64_t(d);
+    borrow = uint64_t(d >> 64) & 1;
+  }
+  return borrow;
+}
+
+// a += b, returns the carry.
+template <size_t N>
+constexpr uint64_t limbs_add(Limbs<N>& a, const Limbs<N>& b) {
+  uint64_t carry = 0;
+  for (size_t i = 0; i < N; ++i) {
+    u128 s = u128(a[i]) + b[i] + carry;
+    a[i] = uint64_t(s);
+    carry = uint64_t(s >> 64);
+  }
+  return carry;
+}
+
+template <size_t N>
+constexpr size_t limbs_bit_length(const Limbs<N>& a) {
+  for (size_t i = N; i-- > 0;)
+    if (a[i]) return i * 64 + 64 - size_t(__builtin_clzll(a[i]));
+  return 0;
+}
+
+template <size_t N>
+constexpr bool limbs_bit(const Limbs<N>& a, size_t i) {
+  return i < N * 64 && ((a[i / 64] >> (i % 64)) & 1);
+}
+
+template <size_t N>
+constexpr Limbs<N> limbs_shr(const Limbs<N>& a, size_t k) {
+  Limbs<N> out{};
+  size_t w = k / 64, b = k % 64;
+  for (size_t i = 0; i + w < N; ++i) {
+    out[i] = a[i + w] >> b;
+    if (b && i + w + 1 < N) out[i] |= a[i + w + 1] << (64 - b);
+  }
+  return out;
+}
+
+// Decimal string of a standard-form integer (for JSON output).
+template <size_t N>
+std::string limbs_to_decimal(Limbs<N> a) {
+  if (limbs_is_zero(a)) return "0";
+  std::string digits;
+  constexpr uint64_t kChunk = 10000000000000000000ull;  // 10^19
+  while (!limbs_is_zero(a)) {
+    u128 rem = 0;
+    for (size_t i = N; i-- > 0;) {
+      u128 cur = (rem << 64) | a[i];
+      a[i] = uint64_t(cur / kChunk);
+      rem = cur % kChunk;
+    }
+    uint64_t r = uint64_t(rem);
+    for (int d = 0; d < 19; ++d) {
+      digits.push_back(char('0' + r % 10));
+      r /= 10;
+    }
+  }
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  return std::string(digits.rbegin(), digits.rend());
+}
+
+// Parses a non-negative decimal integer; throws std::invalid_argument if not digits or too wide.
+template <size_t N>
+Limbs<N> limbs_from_decimal(std::string_view s) {
+  if (s.empty()) throw std::invalid_argument("empty number");
+  Limbs<N> out{};
+  for (char ch : s) {
+    if (ch < '0' || ch > '9') throw std::invalid_argument("not a decimal number");
+    u128 carry = uint64_t(ch - '0');
+    for (size_t i = 0; i < N; ++i) {
+      u128 cur = u128(out[i]) * 10 + carry;
+      out[i] = uint64_t(cur);
+      carry = cur >> 64;
+    }
+    if (carry) throw std::invalid_argument("number too large");
+  }
+  return out;
+}
+
+// --- Montgomery field ---------------------------------------------------------------------------
+
+namespace detail {
+template <size_t N>
+constexpr uint64_t neg_inverse_mod_2_64(uint64_t p0) {
+  uint64_t x = 1;  // Newton: each step doubles the correct low bits
+  for (int i = 0; i < 7; ++i) x *= 2 - p0 * x;
+  return ~x + 1;
+}
+// 2^(64*N*times) mod p by repeated doubling (compile time only).
+template <size_t N>
+constexpr Limbs<N> pow2_mod(const Limbs<N>& p, size_t doublings) {
+  Limbs<N> x{};
+  x[0] = 1;
+  for (size_t i = 0; i < doublings; ++i) {
+    uint64_t carry = limbs_add(x, x);
+    if (carry || limbs_geq(x, p)) limbs_sub(x, p);
+  }
+  return x;
+}
+}  // namespace detail
+
+// Params: `static constexpr size_t N; static constexpr Limbs<N> modulus;` with modulus odd and
+// below 2^(64N-1) (one spare bit, true for BN254 and BLS12-381 fields).
+template <class Params>
+class Fp {
+ public:
+  static constexpr size_t N = Params::N;
+  using limbs_t = Limbs<N>;
+  static constexpr limbs_t P = Params::modulus;
+  static constexpr uint64_t INV = detail::neg_inverse_mod_2_64<N>(P[0]);
+  static constexpr limbs_t R1 = detail::pow2_mod<N>(P, 64 * N);      // Montgomery one
+  static constexpr limbs_t R2 = detail::pow2_mod<N>(P, 2 * 64 * N);  // converts into Montgomery
+  static constexpr size_t kBytes = N * 8;
+  static_assert(P[N - 1] >> 63 == 0, "modulus needs a spare top bit");
+
+  limbs_t v{};  // Montgomery form: x * R mod p
+
+  constexpr Fp() = default;
+  static constexpr Fp zero() { return Fp(); }
+  static constexpr Fp one() { return from_mont(R1); }
+  static constexpr Fp from_mont(const limbs_t& m) {
+    Fp r;
+    r.v = m;
+    return r;
+  }
+  // Standard-form integer (must be < p) into the field.
+  static constexpr Fp from_std(const limbs_t& s) { return from_mont(mont_mul(s, R2)); }
+  static constexpr Fp from_u64(uint64_t x) {
+    limbs_t s{};
+    s[0] = x;
+    return from_std(s);
+  }
+  static Fp from_decimal(std::string_view s) { return from_std(limbs_from_decimal<N>(s)); }
+  constexpr limbs_t to_std() const {
+    limbs_t one{};
+    one[0] = 1;
+    return mont_mul(v, one);
+  }
+  std::string to_decimal() const { return limbs_to_decimal(to_std()); }
+
+  constexpr bool is_zero() const { return limbs_is_zero(v); }
+  friend constexpr bool operator==(const Fp& a, const Fp& b) { return a.v == b.v; }
+  friend constexpr bool operator!=(const Fp& a, const Fp& b) { return !(a == b); }
+
+  friend constexpr Fp operator+(Fp a, const Fp& b) {
+    limbs_add(a.v, b.v);  // no carry out: both < p < 2^(64N-1)
+    if (limbs_geq(a.v, P)) limbs_sub(a.v, P);
+    return a;
+  }
+  friend constexpr Fp operator-(Fp a, const Fp& b) {
+    if (limbs_sub(a.v, b.v)) limbs_add(a.v, P);
+    return a;
+  }
+  constexpr Fp operator-() const { return is_zero() ? *this : from_mont(P) - *this; }
+  friend constexpr Fp operator*(const Fp& a, const Fp& b) { return from_mont(mont_mul(a.v, b.v)); }
+  Fp& operator+=(const Fp& b) { return *this = *this + b; }
+  Fp& operator-=(const Fp& b) { return *this = *this - b; }
+  Fp& operator*=(const Fp& b) { return *this = *this * b; }
+  constexpr Fp dbl() const { return *this + *this; }
+  constexpr Fp sqr() const { return *this * *this; }
+
+  // x^e for a standard-form exponent.
+  template <size_t M>
+  constexpr Fp pow(const Limbs<M>& e) const {
+    Fp r = one();
+    for (size_t i = limbs_bit_length(e); i-- > 0;) {
+      r = r.sqr();
+      if (limbs_bit(e, i)) r *= *this;
+    }
+    return r;
+  }
+  // Inverse by Fermat (p - 2); the inverse of zero is zero.
+  constexpr Fp inv() const {
+    limbs_t e = P;
+    limbs_t two{};
+    two[0] = 2;
+    limbs_sub(e, two);
+    return pow(e);
+  }
+
+  // CIOS Montgomery multiplication: a*b*R^-1 mod p.
+  static constexpr limbs_t mont_mul(const limbs_t& a, const limbs_t& b) {
+    uint64_t t[N + 2] = {};
+    for (size_t i = 0; i < N; ++i) {
+      u128 carry = 0;
+      for (size_t j = 0; j < N; ++j) {
+        u128 s = u128(t[j]) + u128(a[j]) * b[i] + uint64_t(carry);
+        t[j] = uint64_t(s);
+        carry = s >> 64;
+      }
+      u128 s = u128(t[N]) + uint64_t(carry);
+      t[N] = uint64_t(s);
+      t[N + 1] = uint64_t(s >> 64);
+      uint64_t m = t[0] * INV;
+      s = u128(t[0]) + u128(m) * P[0];
+      carry = s >> 64;
+      for (size_t j = 1; j < N; ++j) {
+        s = u128(t[j]) + u128(m) * P[j] + uint64_t(carry);
+        t[j - 1] = uint64_t(s);
+        carry = s >> 64;
+      }
+      s = u128(t[N]) + uint64_t(carry);
+      t[N - 1] = uint64_t(s);
+      t[N] = t[N + 1] + uint64_t(s >> 64);
+    }
+    limbs_t r{};
+    for (size_t j = 0; j < N; ++j) r[j] = t[j];
+    if (t[N] || limbs_geq(r, P)) limbs_sub(r, P);
+    return r;
+  }
+};
+
+}  // namespace pacer::math

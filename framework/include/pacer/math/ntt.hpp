@@ -1,0 +1,133 @@
+#pragma once
+// Radix-2 NTT over a scalar field with snarkjs's roots of unity (ω_n = 5^((r-1)/n), spec §1.1),
+// natural-order input and output, and the odd-coset H evaluation of spec §6.3.
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pacer/math/field.hpp"
+#include "pacer/thread_pool.hpp"
+
+namespace pacer::math {
+
+template <class Fr>
+class Radix2Domain {
+ public:
+  // two_adicity: largest s with 2^s | r-1 (28 for BN254, 32 for BLS12-381).
+  Radix2Domain(size_t n, uint32_t two_adicity) : n_(n) {
+    if (n == 0 || (n & (n - 1))) throw std::invalid_argument("domain size " + std::to_string(n) + " is not a power of two");
+    while ((size_t(1) << log_n_) < n) ++log_n_;
+    if (log_n_ > two_adicity)
+      throw std::invalid_argument("domain 2^" + std::to_string(log_n_) + " exceeds the field's 2-adicity " +
+                                  std::to_string(two_adicity));
+    auto r_minus_1 = Fr::P;
+    r_minus_1[0] -= 1;  // r is odd
+    const Fr five = Fr::from_u64(5);  // smallest quadratic non-residue of both scalar fields
+    omega_ = five.pow(limbs_shr(r_minus_1, log_n_));
+    omega_inv_ = omega_.inv();
+    n_inv_ = Fr::from_u64(n).inv();
+    // ω_2n when it exists; snarkjs falls back to nqr^2 = 25 for the largest domain (spec §6.4).
+    coset_ = log_n_ < two_adicity ? five.pow(limbs_shr(r_minus_1, log_n_ + 1)) : Fr::from_u64(25);
+    roots_ = powers(omega_, n / 2 > 0 ? n / 2 : 1);
+    inv_roots_ = powers(omega_inv_, n / 2 > 0 ? n / 2 : 1);
+  }
+
+  size_t size() const { return n_; }
+  unsigned log_size() const { return log_n_; }
+  const Fr& omega() const { return omega_; }
+  const Fr& coset_generator() const { return coset_; }
+
+  // y_i = Σ_j a_j ω^(ij)
+  void ntt(std::span<Fr> a, ThreadPool* pool) const { transform(a, roots_, pool); }
+  // a_j = n^-1 Σ_i y_i ω^(-ij)
+  void intt(std::span<Fr> a, ThreadPool* pool) const {
+    transform(a, inv_roots_, pool);
+    for_chunks(pool, [&](size_t i) { a[i] *= n_inv_; });
+  }
+
+  // In place: evaluations at ω^i -> evaluations at g·ω^i (g = coset generator).
+  void to_odd_coset(std::span<Fr> a, ThreadPool* pool) const {
+    intt(a, pool);
+    const size_t chunk = kChunk;
+    auto body = [&](size_t c) {
+      size_t begin = c * chunk, end = std::min(n_, begin + chunk);
+      Fr g = coset_.pow(Limbs<1>{begin});
+      for (size_t j = begin; j < end; ++j) {
+        a[j] *= g;
+        g *= coset_;
+      }
+    };
+    run(pool, (n_ + chunk - 1) / chunk, body);
+    ntt(a, pool);
+  }
+
+ private:
+  static constexpr size_t kChunk = 1 << 12;  // butterflies per task: amortises scheduling
+
+  static std::vector<Fr> powers(const Fr& x, size_t count) {
+    std::vector<Fr> v(count);
+    Fr acc = Fr::one();
+    for (auto& e : v) {
+      e = acc;
+      acc *= x;
+    }
+    return v;
+  }
+
+  template <class Body>
+  static void run(ThreadPool* pool, size_t tasks, Body&& body) {
+    if (pool && tasks > 1) pool->parallel_for(tasks, body);
+    else for (size_t t = 0; t < tasks; ++t) body(t);
+  }
+
+  template <class Elem>
+  void for_chunks(ThreadPool* pool, Elem&& elem) const {
+    run(pool, (n_ + kChunk - 1) / kChunk, [&](size_t c) {
+      for (size_t i = c * kChunk, e = std::min(n_, i + kChunk); i < e; ++i) elem(i);
+    });
+  }
+
+  // Iterative decimation-in-time: bit-reversal, then log n butterfly passes.
+  void transform(std::span<Fr> a, const std::vector<Fr>& roots, ThreadPool* pool) const {
+    if (a.size() != n_) throw std::invalid_argument("NTT input size does not match the domain");
+    for (size_t i = 1, j = 0; i < n_; ++i) {
+      size_t bit = n_ >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j |= bit;
+      if (i < j) std::swap(a[i], a[j]);
+    }
+    const size_t half_n = n_ / 2;
+    for (size_t len = 2; len <= n_; len <<= 1) {
+      const size_t half = len / 2, stride = n_ / len;
+      run(pool, (half_n + kChunk - 1) / kChunk, [&](size_t c) {
+        for (size_t t = c * kChunk, e = std::min(half_n, t + kChunk); t < e; ++t) {
+          size_t group = t / half, j = t % half;
+          size_t i0 = group * len + j, i1 = i0 + half;
+          Fr v = a[i1] * roots[j * stride];
+          a[i1] = a[i0] - v;
+          a[i0] = a[i0] + v;
+        }
+      });
+    }
+  }
+
+  size_t n_;
+  unsigned log_n_ = 0;
+  Fr omega_, omega_inv_, n_inv_, coset_;
+  std::vector<Fr> roots_, inv_roots_;
+};
+
+// Spec §6.3: a, b, c hold evaluations on the domain (Montgomery). On return a[i] holds
+// h_i = A(g ω^i) B(g ω^i) - C(g ω^i), still in Montgomery form; b and c are clobbered.
+template <class Fr>
+void odd_coset_h(const Radix2Domain<Fr>& domain, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                 ThreadPool* pool) {
+  domain.to_odd_coset(a, pool);
+  domain.to_odd_coset(b, pool);
+  domain.to_odd_coset(c, pool);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = a[i] * b[i] - c[i];
+}
+
+}  // namespace pacer::math

@@ -1,0 +1,87 @@
+// NTT against a naive DFT, snarkjs's roots of unity, and the odd-coset evaluation.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "gmp_oracle.hpp"
+#include "pacer/math/curves.hpp"
+#include "pacer/math/ntt.hpp"
+
+using namespace pacer;
+using namespace pacer::math;
+
+namespace {
+
+template <class Fr>
+std::vector<Fr> naive_eval(const std::vector<Fr>& coeffs, const Fr& point_base, const Fr& shift) {
+  // y_i = Σ_j c_j (shift·base^i)^j
+  size_t n = coeffs.size();
+  std::vector<Fr> y(n);
+  Fr x = shift;
+  for (size_t i = 0; i < n; ++i) {
+    Fr acc, pw = Fr::one();
+    for (size_t j = 0; j < n; ++j) {
+      acc += coeffs[j] * pw;
+      pw *= x;
+    }
+    y[i] = acc;
+    x *= point_base;
+  }
+  return y;
+}
+
+template <class Curve>
+void check_ntt(ThreadPool* pool) {
+  using Fr = typename Curve::Fr;
+  std::mt19937_64 rng(11);
+  for (size_t n : {1u, 2u, 4u, 8u, 64u, 256u, 1024u}) {
+    Radix2Domain<Fr> d(n, Curve::two_adicity);
+    std::vector<Fr> c(n);
+    for (auto& x : c) x = Fr::from_std(test::random_below_p<Fr>(rng));
+    auto want = naive_eval(c, d.omega(), Fr::one());
+    auto got = c;
+    d.ntt(got, pool);
+    REQUIRE(got == want);
+    d.intt(got, pool);
+    REQUIRE(got == c);
+    // Odd coset: evaluations on the domain -> evaluations at g·ω^i.
+    auto evals = want;
+    d.to_odd_coset(evals, pool);
+    REQUIRE(evals == naive_eval(c, d.omega(), d.coset_generator()));
+    // g is ω_2n: g^2 = ω_n, g^n = -1.
+    if (n > 1) {
+      REQUIRE(d.coset_generator().sqr() == d.omega());
+      REQUIRE(d.coset_generator().pow(Limbs<1>{n}) == -Fr::one());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("NTT matches naive DFT (BN254)", "[ntt]") {
+  ThreadPool pool(2);
+  check_ntt<Bn254>(nullptr);
+  check_ntt<Bn254>(&pool);
+}
+
+TEST_CASE("NTT matches naive DFT (BLS12-381)", "[ntt]") {
+  ThreadPool pool(2);
+  check_ntt<Bls12_381>(&pool);
+}
+
+TEST_CASE("roots of unity are snarkjs's (5^((r-1)/n))", "[ntt]") {
+  // SNARKJS_FORMATS.md §1.1: w[3], w[4], w[8].
+  REQUIRE(Radix2Domain<Bn254::Fr>(8, 28).omega().to_decimal() ==
+          "19540430494807482326159819597004422086093766032135589407132600596362845576832");
+  REQUIRE(Radix2Domain<Bn254::Fr>(16, 28).omega().to_decimal() ==
+          "14940766826517323942636479241147756311199852622225275649687664389641784935947");
+  REQUIRE(Radix2Domain<Bn254::Fr>(256, 28).omega().to_decimal() ==
+          "3478517300119284901893091970156912948790432420133812234316178878452092729974");
+  REQUIRE(Radix2Domain<Bls12_381::Fr>(8, 32).omega().to_decimal() ==
+          "28761180743467419819834788392525162889723178799021384024940474588120723734663");
+  REQUIRE(Radix2Domain<Bls12_381::Fr>(16, 32).omega().to_decimal() ==
+          "35811073542294463015946892559272836998938171743018714161809767624935956676211");
+  REQUIRE(Radix2Domain<Bls12_381::Fr>(256, 32).omega().to_decimal() ==
+          "21071158244812412064791010377580296085971058123779034548857891862303448703672");
+  REQUIRE_THROWS(Radix2Domain<Bn254::Fr>(12, 28));
+}
