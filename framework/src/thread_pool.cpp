@@ -75,9 +75,9 @@ struct ForState {
 };
 }  // namespace
 
-void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn) {
+void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn, unsigned max_threads) {
   if (n == 0) return;
-  if (n == 1 || workers_.empty()) {
+  if (n == 1 || workers_.empty() || max_threads == 1) {
     for (size_t i = 0; i < n; ++i) fn(i);
     return;
   }
@@ -85,6 +85,7 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn) {
   state->n = n;
   state->fn = &fn;
   size_t helpers = std::min(n - 1, workers_.size());
+  if (max_threads > 1) helpers = std::min<size_t>(helpers, max_threads - 1);
   for (size_t h = 0; h < helpers; ++h) submit([state] { state->drain(); });
   state->drain();
   // Helpers that start after all indices are claimed return at once; fn outlives every call

@@ -20,8 +20,9 @@ class ThreadPool {
 
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }  // workers + caller
   // Runs fn(i) for i in [0, n) spread over the pool and the caller; returns when all are done.
-  // The first exception thrown by fn is rethrown here.
-  void parallel_for(size_t n, const std::function<void(size_t)>& fn);
+  // The first exception thrown by fn is rethrown here. max_threads (0 = all) caps how many
+  // threads work on it, so a plugin can be given part of the shared pool.
+  void parallel_for(size_t n, const std::function<void(size_t)>& fn, unsigned max_threads = 0);
   // Fire-and-forget task (used for overlapping stages of one proof).
   void submit(std::function<void()> task);
 

@@ -1,0 +1,243 @@
+// One proof through its stages (DESIGN.md): synthesize (sparse MatVec), compute_h, the MSMs,
+// assembly with blinding. Curve-specific work is templated over the curve traits.
+#include "pacer/prover.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <cstring>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "pacer/error.hpp"
+#include "pacer/math/curves.hpp"
+#include "pacer/thread_pool.hpp"
+
+namespace pacer {
+namespace {
+
+using namespace pacer::math;
+using Clock = std::chrono::steady_clock;
+
+// A buffer of Fr256 from the configured allocator, returned on every path out of a proof.
+class FrBuffer {
+ public:
+  FrBuffer(Allocator& alloc, size_t count, Usage usage) : alloc_(alloc) {
+    block_ = alloc_.allocate(count * sizeof(Fr256), AllocHints{usage, false, 64});
+    if (block_.bytes < count * sizeof(Fr256)) {
+      alloc_.deallocate(block_);
+      throw FailedError("allocator returned " + std::to_string(block_.bytes) + " bytes for a request of " +
+                        std::to_string(count * sizeof(Fr256)));
+    }
+    count_ = count;
+  }
+  ~FrBuffer() { alloc_.deallocate(block_); }
+  FrBuffer(const FrBuffer&) = delete;
+  FrBuffer& operator=(const FrBuffer&) = delete;
+  std::span<Fr256> span() { return {reinterpret_cast<Fr256*>(block_.data), count_}; }
+
+ private:
+  Allocator& alloc_;
+  Block block_;
+  size_t count_ = 0;
+};
+
+// Runs one stage under the scheduler: admission, checkpoints (pause time measured), feedback.
+class StageRunner {
+ public:
+  StageRunner(Scheduler& sched, JobId job, ProofOutput& out) : sched_(sched), job_(job), out_(out) {}
+
+  template <class Fn>
+  void run(Stage stage, uint64_t bytes, Fn&& fn) {
+    StageTicket ticket{job_, stage, default_resource(stage), bytes, 0};
+    auto t0 = Clock::now();
+    std::promise<void> admitted;
+    auto go = admitted.get_future();
+    sched_.admit(ticket, [&admitted] { admitted.set_value(); });
+    go.wait();
+    auto t1 = Clock::now();
+    std::atomic<int64_t> paused_ns{0};
+    Checkpoint checkpoint = [&] {
+      auto c0 = Clock::now();
+      sched_.checkpoint(ticket);
+      paused_ns += (Clock::now() - c0).count();
+    };
+    fn(checkpoint);
+    auto t2 = Clock::now();
+    StageStats stats;
+    stats.queued = t1 - t0;
+    stats.paused = std::chrono::nanoseconds(paused_ns.load());
+    stats.run = (t2 - t1) - stats.paused;
+    stats.bytes = bytes;
+    sched_.finished(ticket, stats);
+    out_.stage_time[static_cast<int>(stage)] += t2 - t0;
+  }
+
+ private:
+  Scheduler& sched_;
+  JobId job_;
+  ProofOutput& out_;
+};
+
+uint32_t read_u32(const std::byte* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// a = A·w, b = B·w over section 4, c = a∘b. Coefficients are stored as v·R² and the witness is
+// standard, so one Montgomery product yields v·w in Montgomery form (spec §5.3).
+template <class Fr>
+void synthesize(const ProvingKey& key, const Witness& w, std::span<Fr256> a, std::span<Fr256> b,
+                std::span<Fr256> c, ThreadPool& pool, const Checkpoint& checkpoint) {
+  std::memset(a.data(), 0, a.size_bytes());
+  std::memset(b.data(), 0, b.size_bytes());
+  auto* fa = reinterpret_cast<Fr*>(a.data());
+  auto* fb = reinterpret_cast<Fr*>(b.data());
+  const size_t record = 12 + key.n8r;
+  const std::byte* p = key.coeffs.data();
+  for (uint32_t i = 0; i < key.n_coeffs; ++i, p += record) {
+    if ((i & 0xFFFF) == 0 && checkpoint) checkpoint();
+    uint32_t matrix = read_u32(p), row = read_u32(p + 4), signal = read_u32(p + 8);
+    Fr coef;
+    std::memcpy(coef.v.data(), p + 12, sizeof(Fr256));
+    Fr term = coef * Fr::from_mont(w.values[signal]);
+    (matrix == 0 ? fa : fb)[row] += term;
+  }
+  constexpr size_t chunk = 1 << 14;
+  pool.parallel_for((a.size() + chunk - 1) / chunk, [&](size_t ch) {
+    for (size_t i = ch * chunk, e = std::min(a.size(), i + chunk); i < e; ++i)
+      c[i] = (fa[i] * fb[i]).v;
+  });
+}
+
+// Uniform in [0, r) from the OS CSPRNG (std::random_device reads getrandom/urandom on Linux).
+template <class Fr>
+Fr256 random_scalar() {
+  std::random_device rd;
+  const size_t bits = limbs_bit_length(Fr::P);
+  for (;;) {
+    Fr256 k;
+    for (auto& l : k) l = (uint64_t(rd()) << 32) | rd();
+    k[3] &= (uint64_t(1) << (bits - 192)) - 1;
+    if (!limbs_geq(k, Fr::P)) return k;
+  }
+}
+
+template <class F>
+std::string dec(const F& f) { return f.to_decimal(); }
+
+template <class Group>
+nlohmann::ordered_json g1_json(const Jacobian<Group>& p) {
+  auto a = p.to_affine();
+  if (a.infinity) return nlohmann::ordered_json::array({"0", "1", "0"});
+  return nlohmann::ordered_json::array({dec(a.x), dec(a.y), "1"});
+}
+
+template <class Group>
+nlohmann::ordered_json g2_json(const Jacobian<Group>& p) {
+  auto a = p.to_affine();
+  using J = nlohmann::ordered_json;
+  // J::array: brace lists of 2-element lists would otherwise become JSON objects.
+  if (a.infinity) return J::array({J::array({"0", "0"}), J::array({"1", "0"}), J::array({"0", "0"})});
+  return J::array({J::array({dec(a.x.c0), dec(a.x.c1)}), J::array({dec(a.y.c0), dec(a.y.c1)}), J::array({"1", "0"})});
+}
+
+template <class Curve>
+ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Witness& w, const ProveOptions& opt,
+                     JobId job) {
+  using Fr = typename Curve::Fr;
+  using G1 = typename Curve::G1;
+  using G2 = typename Curve::G2;
+  using J1 = Jacobian<G1>;
+  using J2 = Jacobian<G2>;
+  const ProvingKey& key = rk.key();
+  const size_t n = key.domain_size;
+  ProofOutput out;
+  StageRunner stage(*parts.scheduler, job, out);
+  Backend& backend = *parts.backend;
+
+  std::unique_ptr<FrBuffer> a, b, c;
+  stage.run(Stage::load, 3 * n * sizeof(Fr256), [&](const Checkpoint&) {
+    a = std::make_unique<FrBuffer>(*parts.allocator, n, Usage::abc);
+    b = std::make_unique<FrBuffer>(*parts.allocator, n, Usage::abc);
+    c = std::make_unique<FrBuffer>(*parts.allocator, n, Usage::abc);
+  });
+  stage.run(Stage::synthesize, uint64_t(key.n_coeffs) * (12 + key.n8r) + 3 * n * sizeof(Fr256),
+            [&](const Checkpoint& cp) { synthesize<Fr>(key, w, a->span(), b->span(), c->span(), *parts.pool, cp); });
+  stage.run(Stage::compute_h, 3 * n * sizeof(Fr256), [&](const Checkpoint& cp) {
+    backend.compute_h(rk, 0, a->span(), b->span(), c->span(), cp);
+  });
+  const std::span<const Fr256> wit(w.values);
+  PointBytes pa, pb1, pc, ph, pb2;
+  const uint64_t g1_bytes = 2 * key.n8q, g2_bytes = 4 * key.n8q;
+  stage.run(Stage::msm_g1, (3ull * key.n_vars + n) * g1_bytes, [&](const Checkpoint& cp) {
+    pa = backend.msm_g1(rk, 0, Basis::A, wit, cp);
+    pb1 = backend.msm_g1(rk, 0, Basis::B1, wit, cp);
+    pc = backend.msm_g1(rk, 0, Basis::C, wit.subspan(key.n_public + 1), cp);
+    ph = backend.msm_g1(rk, 0, Basis::H, std::span<const Fr256>(a->span()), cp);
+  });
+  stage.run(Stage::msm_g2, uint64_t(key.n_vars) * g2_bytes,
+            [&](const Checkpoint& cp) { pb2 = backend.msm_g2(rk, 0, wit, cp); });
+
+  stage.run(Stage::assemble, 0, [&](const Checkpoint&) {
+    auto g1 = [](std::span<const std::byte> s) { return J1::from(decode_point<G1>(s.data())); };
+    auto g2 = [](std::span<const std::byte> s) { return J2::from(decode_point<G2>(s.data())); };
+    Fr256 r{}, s{};
+    if (!opt.zero_blinding) r = random_scalar<Fr>(), s = random_scalar<Fr>();
+    const Fr256 rs = (Fr::from_std(r) * Fr::from_std(s)).to_std();
+    const J1 delta1 = g1(key.delta1);
+    // Spec §6.6.
+    J1 pi_a = g1(key.alpha1) + g1(pa.data) + delta1.mul(r);
+    J2 pi_b = g2(key.beta2) + g2(pb2.data) + g2(key.delta2).mul(s);
+    J1 b1 = g1(key.beta1) + g1(pb1.data) + delta1.mul(s);
+    J1 pi_c = g1(pc.data) + g1(ph.data) + pi_a.mul(s) + b1.mul(r) - delta1.mul(rs);
+
+    nlohmann::ordered_json proof;
+    proof["pi_a"] = g1_json(pi_a);
+    proof["pi_b"] = g2_json(pi_b);
+    proof["pi_c"] = g1_json(pi_c);
+    proof["protocol"] = "groth16";
+    proof["curve"] = std::string(Curve::json_name);
+    out.proof_json = proof.dump(1);
+    nlohmann::json pub = nlohmann::json::array();
+    for (uint32_t i = 1; i <= key.n_public; ++i) pub.push_back(limbs_to_decimal(w.values[i]));
+    out.public_json = pub.dump(1);
+  });
+  stage.run(Stage::release, 3 * n * sizeof(Fr256), [&](const Checkpoint&) {
+    a.reset();
+    b.reset();
+    c.reset();
+  });
+  return out;
+}
+
+}  // namespace
+
+Prover::Prover(EngineParts parts) : parts_(std::move(parts)) {
+  if (!parts_.backend || !parts_.allocator || !parts_.scheduler || !parts_.pool)
+    throw FailedError("prover needs a backend, an allocator, a scheduler and a thread pool");
+}
+
+Prover::~Prover() = default;
+
+std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
+  auto key = read_zkey(zkey_path);
+  auto t0 = Clock::now();
+  std::shared_ptr<ResidentKey> resident = parts_.backend->load(key);
+  if (parts_.log)
+    parts_.log->info("key {} resident on {} ({} wires, domain {}, {} ms)", zkey_path, parts_.backend->info().name,
+                     key->n_vars, key->domain_size,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
+  return resident;
+}
+
+ProofOutput Prover::prove(ResidentKey& key, const Witness& witness, const ProveOptions& options) {
+  check_witness_matches(key.key(), witness);
+  JobId job = next_job_++;
+  return with_curve(key.key().curve,
+                    [&](auto curve) { return prove_on<decltype(curve)>(parts_, key, witness, options, job); });
+}
+
+}  // namespace pacer
