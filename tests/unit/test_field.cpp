@@ -90,10 +90,26 @@ void check_field_against_gmp() {
 
 }  // namespace
 
-TEST_CASE("BN254 Fq matches GMP", "[field]") { check_field_against_gmp<Bn254::Fq>(); }
-TEST_CASE("BN254 Fr matches GMP", "[field]") { check_field_against_gmp<Bn254::Fr>(); }
-TEST_CASE("BLS12-381 Fq matches GMP", "[field]") { check_field_against_gmp<Bls12_381::Fq>(); }
-TEST_CASE("BLS12-381 Fr matches GMP", "[field]") { check_field_against_gmp<Bls12_381::Fr>(); }
+// Both multiplication paths: mulx/adx assembly (where the CPU has it) and the portable C++.
+template <class F>
+void check_both_paths() {
+  const bool had_adx = g_use_adx_field;
+  SECTION("portable C++") {
+    g_use_adx_field = false;
+    check_field_against_gmp<F>();
+  }
+  SECTION("mulx/adcx/adox where available") {
+    g_use_adx_field = detect_adx();
+    if (!g_use_adx_field) WARN("this CPU has no ADX/BMI2: only the portable path was tested");
+    check_field_against_gmp<F>();
+  }
+  g_use_adx_field = had_adx;
+}
+
+TEST_CASE("BN254 Fq matches GMP", "[field]") { check_both_paths<Bn254::Fq>(); }
+TEST_CASE("BN254 Fr matches GMP", "[field]") { check_both_paths<Bn254::Fr>(); }
+TEST_CASE("BLS12-381 Fq matches GMP", "[field]") { check_both_paths<Bls12_381::Fq>(); }
+TEST_CASE("BLS12-381 Fr matches GMP", "[field]") { check_both_paths<Bls12_381::Fr>(); }
 
 TEST_CASE("Fr Montgomery constants match the spec table", "[field]") {
   // SNARKJS_FORMATS.md §1: R mod r for both curves.

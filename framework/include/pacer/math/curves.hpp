@@ -41,6 +41,14 @@ struct Bn254 {
   static constexpr std::string_view json_name = "bn128";
   static constexpr uint32_t two_adicity = 28;
   static Affine<G1> g1_generator() { return Affine<G1>::of(Fq::from_u64(1), Fq::from_u64(2)); }
+  // The gamma2 of every snarkjs key (SNARKJS_FORMATS.md §5.1).
+  static Affine<G2> g2_generator() {
+    return Affine<G2>::of(
+        Fq2(Fq::from_decimal("10857046999023057135944570762232829481370756359578518086990519993285655852781"),
+            Fq::from_decimal("11559732032986387107991004021392285783925812861821192530917403151452391805634")),
+        Fq2(Fq::from_decimal("8495653923123431417604973247489272438418190587263600148770280649306958101930"),
+            Fq::from_decimal("4082367875863433681332203403145435568316851327593401208105741076214120093531")));
+  }
 };
 
 struct Bls12_381 {
@@ -72,6 +80,15 @@ struct Bls12_381 {
     return Affine<G1>::of(
         Fq::from_std(limbs_from_hex<6>("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb")),
         Fq::from_std(limbs_from_hex<6>("08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1")));
+  }
+  // The standard generator (x.c0 and x.c1 as in SNARKJS_FORMATS.md §5.1), gamma2 of every snarkjs key.
+  static Affine<G2> g2_generator() {
+    auto h = [](const char* s) { return Fq::from_std(limbs_from_hex<6>(s)); };
+    return Affine<G2>::of(
+        Fq2(h("024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"),
+            h("13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e")),
+        Fq2(h("0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801"),
+            h("0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be")));
   }
 };
 

@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+
+#include "pacer/math/field_adx.hpp"
 
 namespace pacer::math {
 
@@ -213,7 +216,18 @@ class Fp {
     return a;
   }
   constexpr Fp operator-() const { return is_zero() ? *this : from_mont(P) - *this; }
-  friend constexpr Fp operator*(const Fp& a, const Fp& b) { return from_mont(mont_mul(a.v, b.v)); }
+  friend constexpr Fp operator*(const Fp& a, const Fp& b) {
+#ifdef PACER_HAVE_ADX_ASM
+    if (!std::is_constant_evaluated() && (N == 4 || N == 6) && g_use_adx_field) {
+      Fp r;
+      if constexpr (N == 4) adx::mont_mul_4(r.v.data(), a.v.data(), b.v.data(), P.data(), INV);
+      else if constexpr (N == 6) adx::mont_mul_6(r.v.data(), a.v.data(), b.v.data(), P.data(), INV);
+      r.v = reduce_once(r.v);
+      return r;
+    }
+#endif
+    return from_mont(mont_mul(a.v, b.v));
+  }
   Fp& operator+=(const Fp& b) { return *this = *this + b; }
   Fp& operator-=(const Fp& b) { return *this = *this - b; }
   Fp& operator*=(const Fp& b) { return *this = *this * b; }
@@ -239,36 +253,40 @@ class Fp {
     return pow(e);
   }
 
-  // CIOS Montgomery multiplication: a*b*R^-1 mod p.
+  // CIOS Montgomery multiplication a*b*R^-1 mod p, in the "no-carry" form: with the modulus'
+  // top limb below 2^63 - 1 the running sum never needs an (N+1)-th word (cf. gnark-crypto).
   static constexpr limbs_t mont_mul(const limbs_t& a, const limbs_t& b) {
-    uint64_t t[N + 2] = {};
+    static_assert(P[N - 1] < (~uint64_t(0) >> 1) - 1, "no-carry CIOS needs a spare top bit");
+    limbs_t t{};
+#pragma GCC unroll 8
     for (size_t i = 0; i < N; ++i) {
-      u128 carry = 0;
-      for (size_t j = 0; j < N; ++j) {
-        u128 s = u128(t[j]) + u128(a[j]) * b[i] + uint64_t(carry);
-        t[j] = uint64_t(s);
-        carry = s >> 64;
-      }
-      u128 s = u128(t[N]) + uint64_t(carry);
-      t[N] = uint64_t(s);
-      t[N + 1] = uint64_t(s >> 64);
-      uint64_t m = t[0] * INV;
-      s = u128(t[0]) + u128(m) * P[0];
-      carry = s >> 64;
+      u128 s = u128(a[0]) * b[i] + t[0];
+      uint64_t carry = uint64_t(s >> 64);
+      const uint64_t m = uint64_t(s) * INV;
+      u128 r = u128(m) * P[0] + uint64_t(s);
+      uint64_t carry2 = uint64_t(r >> 64);
+#pragma GCC unroll 8
       for (size_t j = 1; j < N; ++j) {
-        s = u128(t[j]) + u128(m) * P[j] + uint64_t(carry);
-        t[j - 1] = uint64_t(s);
-        carry = s >> 64;
+        s = u128(a[j]) * b[i] + t[j] + carry;
+        carry = uint64_t(s >> 64);
+        r = u128(m) * P[j] + uint64_t(s) + carry2;
+        carry2 = uint64_t(r >> 64);
+        t[j - 1] = uint64_t(r);
       }
-      s = u128(t[N]) + uint64_t(carry);
-      t[N - 1] = uint64_t(s);
-      t[N] = t[N + 1] + uint64_t(s >> 64);
+      t[N - 1] = carry + carry2;
     }
-    limbs_t r{};
-    for (size_t j = 0; j < N; ++j) r[j] = t[j];
-    if (t[N] || limbs_geq(r, P)) limbs_sub(r, P);
-    return r;
+    return reduce_once(t);
   }
+
+ private:
+  // x in [0, 2p) -> x mod p, without a data-dependent branch on the comparison.
+  static constexpr limbs_t reduce_once(const limbs_t& x) {
+    limbs_t d = x;
+    uint64_t borrow = limbs_sub(d, P);
+    return borrow ? x : d;
+  }
+
+ public:
 };
 
 }  // namespace pacer::math

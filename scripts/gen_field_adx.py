@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# Writes framework/include/pacer/math/field_adx.hpp: Montgomery multiplication with
+# mulx/adcx/adox for 4- and 6-limb moduli. Rerun after changing the pattern; commit both.
+import sys
+
+# Generates the mulx/adcx/adox Montgomery multiplication for N limbs (operands by name).
+def gen(N):
+    # registers: t0..tN as %[t0]..; a pointer %[a], b pointer %[b], p pointer %[p], inv %[inv]
+    # lo/hi temps %[lo] %[hi]; zero in %[z] (rax). rdx implicit.
+    t = [f"%[t{i}]" for i in range(N+1)]
+    lines = ["xorl %k[z], %k[z]"]
+    # zero the accumulator
+    for j in range(N+1): lines.append(f"xorq {t[j]}, {t[j]}")
+    regs = list(range(N+1))  # regs[k] = register index holding accumulator word k (k = 0..N)
+    for i in range(N):
+        lines.append(f"movq {8*i}(%[b]), %%rdx")
+        lines.append("xorl %k[z], %k[z]")  # clears CF and OF
+        for j in range(N):
+            lines.append(f"mulxq {8*j}(%[a]), %[lo], %[hi]")
+            lines.append(f"adoxq %[lo], {t[regs[j]]}")
+            lines.append(f"adcxq %[hi], {t[regs[j+1]]}")
+        lines.append(f"adoxq %[z], {t[regs[N]]}")
+        # reduction
+        lines.append(f"movq {t[regs[0]]}, %%rdx")
+        lines.append(f"imulq %[inv], %%rdx")
+        lines.append("xorl %k[z], %k[z]")
+        for j in range(N):
+            lines.append(f"mulxq {8*j}(%[p]), %[lo], %[hi]")
+            lines.append(f"adcxq %[lo], {t[regs[j]]}")
+            lines.append(f"adoxq %[hi], {t[regs[j+1]]}")
+        lines.append(f"adcxq %[z], {t[regs[N]]}")
+        # word 0 is now zero: rotate, it becomes the new top word (must be 0 for next round: it is)
+        regs = regs[1:] + regs[:1]
+    # result words regs[0..N-1]
+    return lines, regs
+
+out = []
+out.append('''#pragma once
+// Montgomery multiplication with mulx/adcx/adox (BMI2 + ADX): two independent carry chains, one
+// for the low and one for the high halves of the products. Chosen at run time (cpu_has_adx()):
+// the portable C++ in field.hpp stays the fallback and the oracle it is tested against.
+// Written out by scripts/gen_field_adx.py: per round i, t += a*b[i] then t = (t + m*p) / 2^64; the
+// word that the reduction clears becomes the next round's top word (no register moves).
+#include <cstdint>
+
+#if defined(__x86_64__) && !defined(PACER_PORTABLE_FIELD) && !defined(__SANITIZE_ADDRESS__)
+#define PACER_HAVE_ADX_ASM 1
+#endif
+
+namespace pacer::math {
+
+// True when this CPU has BMI2 and ADX. Tests switch it off to run the portable fallback.
+inline bool detect_adx() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();  // may run before main, from a static initialiser
+  return __builtin_cpu_supports("adx") && __builtin_cpu_supports("bmi2");
+#else
+  return false;
+#endif
+}
+inline bool g_use_adx_field = detect_adx();
+
+#ifdef PACER_HAVE_ADX_ASM
+namespace adx {
+''')
+for N in (4, 6):
+    lines, regs = gen(N)
+    tnames = ", ".join(f"t{i}" for i in range(N+1))
+    out.append(f"// r = a*b*2^(-{64*N}) mod p, result in [0, 2p).")
+    out.append(f"inline void mont_mul_{N}(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {{")
+    out.append(f"  uint64_t {tnames}, lo, hi, z;")
+    out.append("  __asm__(")
+    for l in lines:
+        out.append(f'      "{l}\\n\\t"')
+    outs = ", ".join(f'[t{i}] "=&r"(t{i})' for i in range(N+1))
+    out.append(f'      : {outs}, [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)')
+    out.append(f'      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "rm"(inv), "m"(*(const uint64_t(*)[{N}])a),')
+    out.append(f'        "m"(*(const uint64_t(*)[{N}])b), "m"(*(const uint64_t(*)[{N}])p)')
+    out.append('      : "rdx", "cc");')
+    for k in range(N):
+        out.append(f"  r[{k}] = t{regs[k]};")
+    out.append("}")
+    out.append("")
+out.append('''}  // namespace adx
+#endif
+
+}  // namespace pacer::math
+''')
+open(sys.argv[1] if len(sys.argv) > 1 else 'framework/include/pacer/math/field_adx.hpp', 'w').write("\n".join(out))
