@@ -224,13 +224,7 @@ Prover::~Prover() = default;
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
   auto key = read_zkey(zkey_path);
-  auto t0 = Clock::now();
-  std::shared_ptr<ResidentKey> resident = parts_.backend->load(key);
-  if (parts_.log)
-    parts_.log->info("key {} resident on {} ({} wires, domain {}, {} ms)", zkey_path, parts_.backend->info().name,
-                     key->n_vars, key->domain_size,
-                     std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
-  return resident;
+  return parts_.backend->load(key);
 }
 
 ProofOutput Prover::prove(ResidentKey& key, const Witness& witness, const ProveOptions& options) {
