@@ -86,29 +86,62 @@ uint32_t read_u32(const std::byte* p) {
   return v;
 }
 
+}  // namespace
+
+// Record numbers of section 4 bucketed by row: A rows [0, n), B rows [n, 2n). Built once per key
+// with a counting sort, so a thread owns whole rows and never races on a[row] or b[row].
+struct Prover::RowIndex {
+  std::vector<uint32_t> row_start;  // 2n + 1 offsets into records
+  std::vector<uint32_t> records;
+};
+
+namespace {
+
+std::shared_ptr<Prover::RowIndex> build_row_index(const ProvingKey& key) {
+  auto index = std::make_shared<Prover::RowIndex>();
+  const size_t rows = 2 * size_t(key.domain_size), record = 12 + key.n8r;
+  index->row_start.assign(rows + 1, 0);
+  const std::byte* p = key.coeffs.data();
+  auto slot = [&](uint32_t i) {
+    const std::byte* r = p + size_t(i) * record;
+    return size_t(read_u32(r)) * key.domain_size + read_u32(r + 4);
+  };
+  for (uint32_t i = 0; i < key.n_coeffs; ++i) ++index->row_start[slot(i) + 1];
+  for (size_t r = 0; r < rows; ++r) index->row_start[r + 1] += index->row_start[r];
+  index->records.resize(key.n_coeffs);
+  std::vector<uint32_t> fill(index->row_start.begin(), index->row_start.end() - 1);
+  for (uint32_t i = 0; i < key.n_coeffs; ++i) index->records[fill[slot(i)]++] = i;
+  return index;
+}
+
 // a = A·w, b = B·w over section 4, c = a∘b. Coefficients are stored as v·R² and the witness is
 // standard, so one Montgomery product yields v·w in Montgomery form (spec §5.3).
 template <class Fr>
-void synthesize(const ProvingKey& key, const Witness& w, std::span<Fr256> a, std::span<Fr256> b,
-                std::span<Fr256> c, ThreadPool& pool, const Checkpoint& checkpoint) {
-  std::memset(a.data(), 0, a.size_bytes());
-  std::memset(b.data(), 0, b.size_bytes());
+void synthesize(const ProvingKey& key, const Prover::RowIndex& index, const Witness& w, std::span<Fr256> a,
+                std::span<Fr256> b, std::span<Fr256> c, ThreadPool& pool, const Checkpoint& checkpoint) {
+  const size_t n = key.domain_size, record = 12 + key.n8r;
   auto* fa = reinterpret_cast<Fr*>(a.data());
   auto* fb = reinterpret_cast<Fr*>(b.data());
-  const size_t record = 12 + key.n8r;
-  const std::byte* p = key.coeffs.data();
-  for (uint32_t i = 0; i < key.n_coeffs; ++i, p += record) {
-    if ((i & 0xFFFF) == 0 && checkpoint) checkpoint();
-    uint32_t matrix = read_u32(p), row = read_u32(p + 4), signal = read_u32(p + 8);
-    Fr coef;
-    std::memcpy(coef.v.data(), p + 12, sizeof(Fr256));
-    Fr term = coef * Fr::from_mont(w.values[signal]);
-    (matrix == 0 ? fa : fb)[row] += term;
-  }
-  constexpr size_t chunk = 1 << 14;
-  pool.parallel_for((a.size() + chunk - 1) / chunk, [&](size_t ch) {
-    for (size_t i = ch * chunk, e = std::min(a.size(), i + chunk); i < e; ++i)
-      c[i] = (fa[i] * fb[i]).v;
+  auto* fc = reinterpret_cast<Fr*>(c.data());
+  const std::byte* base = key.coeffs.data();
+  constexpr size_t chunk = 1 << 13;  // rows per task
+  pool.parallel_for((n + chunk - 1) / chunk, [&](size_t ch) {
+    if (checkpoint) checkpoint();
+    for (size_t row = ch * chunk, end = std::min(n, row + chunk); row < end; ++row) {
+      Fr sums[2];
+      for (int m = 0; m < 2; ++m) {
+        const size_t slot = m * n + row;
+        for (uint32_t k = index.row_start[slot]; k < index.row_start[slot + 1]; ++k) {
+          const std::byte* r = base + size_t(index.records[k]) * record;
+          Fr coef;
+          std::memcpy(coef.v.data(), r + 12, sizeof(Fr256));
+          sums[m] += coef * Fr::from_mont(w.values[read_u32(r + 8)]);
+        }
+      }
+      fa[row] = sums[0];
+      fb[row] = sums[1];
+      fc[row] = sums[0] * sums[1];
+    }
   });
 }
 
@@ -145,8 +178,8 @@ nlohmann::ordered_json g2_json(const Jacobian<Group>& p) {
 }
 
 template <class Curve>
-ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Witness& w, const ProveOptions& opt,
-                     JobId job) {
+ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Prover::RowIndex& index, const Witness& w,
+                     const ProveOptions& opt, JobId job) {
   using Fr = typename Curve::Fr;
   using G1 = typename Curve::G1;
   using G2 = typename Curve::G2;
@@ -165,7 +198,7 @@ ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Witness& w
     c = std::make_unique<FrBuffer>(*parts.allocator, n, Usage::abc);
   });
   stage.run(Stage::synthesize, uint64_t(key.n_coeffs) * (12 + key.n8r) + 3 * n * sizeof(Fr256),
-            [&](const Checkpoint& cp) { synthesize<Fr>(key, w, a->span(), b->span(), c->span(), *parts.pool, cp); });
+            [&](const Checkpoint& cp) { synthesize<Fr>(key, index, w, a->span(), b->span(), c->span(), *parts.pool, cp); });
   stage.run(Stage::compute_h, 3 * n * sizeof(Fr256), [&](const Checkpoint& cp) {
     backend.compute_h(rk, 0, a->span(), b->span(), c->span(), cp);
   });
@@ -224,14 +257,29 @@ Prover::~Prover() = default;
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
   auto key = read_zkey(zkey_path);
+  row_index(*key, key);
   return parts_.backend->load(key);
+}
+
+std::shared_ptr<const Prover::RowIndex> Prover::row_index(const ProvingKey& key,
+                                                          const std::shared_ptr<const ProvingKey>& owner) {
+  std::lock_guard lock(index_mu_);
+  for (auto it = indexes_.begin(); it != indexes_.end();)  // forget keys nobody holds any more
+    it = it->second.first.expired() ? indexes_.erase(it) : std::next(it);
+  auto it = indexes_.find(&key);
+  if (it != indexes_.end()) return it->second.second;
+  std::shared_ptr<const RowIndex> index = build_row_index(key);
+  if (owner) indexes_[&key] = {owner, index};  // a key not loaded through load_key is not cached
+  return index;
 }
 
 ProofOutput Prover::prove(ResidentKey& key, const Witness& witness, const ProveOptions& options) {
   check_witness_matches(key.key(), witness);
   JobId job = next_job_++;
-  return with_curve(key.key().curve,
-                    [&](auto curve) { return prove_on<decltype(curve)>(parts_, key, witness, options, job); });
+  const auto index = row_index(key.key(), nullptr);
+  return with_curve(key.key().curve, [&](auto curve) {
+    return prove_on<decltype(curve)>(parts_, key, *index, witness, options, job);
+  });
 }
 
 }  // namespace pacer

@@ -2,6 +2,9 @@
 // The proof engine: runs the stages of a proof (DESIGN.md, "One proof, stage by stage") on the
 // configured backend, allocator and scheduler. Curve-agnostic: the curve comes from the key.
 #include <array>
+#include <atomic>
+#include <map>
+#include <mutex>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -42,15 +45,24 @@ class Prover {
  public:
   explicit Prover(EngineParts parts);
   ~Prover();
-  // Reads the zkey and makes it resident on the backend (once; reuse for many proofs).
+  // Reads the zkey and makes it resident on the backend (once; reuse for many proofs). Also
+  // indexes its coefficient section by row, so synthesis runs in parallel without atomics.
   std::shared_ptr<ResidentKey> load_key(const std::string& zkey_path);
-  // One proof. Throws InputError for a witness that does not match the key.
+  // One proof. Throws InputError for a witness that does not match the key. Thread-safe: concurrent
+  // proofs share the backend, allocator, scheduler and pool.
   ProofOutput prove(ResidentKey& key, const Witness& witness, const ProveOptions& options = {});
   const EngineParts& parts() const { return parts_; }
 
+  struct RowIndex;  // section-4 records grouped by (matrix, row); defined in prover.cpp
+
  private:
+  // Cached per key while `owner` (the key's shared_ptr) lives.
+  std::shared_ptr<const RowIndex> row_index(const ProvingKey& key, const std::shared_ptr<const ProvingKey>& owner);
+
   EngineParts parts_;
-  JobId next_job_ = 1;
+  std::atomic<JobId> next_job_{1};
+  std::mutex index_mu_;
+  std::map<const ProvingKey*, std::pair<std::weak_ptr<const ProvingKey>, std::shared_ptr<const RowIndex>>> indexes_;
 };
 
 }  // namespace pacer

@@ -1,14 +1,46 @@
 #pragma once
 // The iden3 binary container shared by .r1cs, .wtns and .zkey (SNARKJS_FORMATS.md §2):
 // magic, version, then (id, size, payload) records in any order. Files are memory-mapped.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+
+#include "pacer/types.hpp"
 
 namespace pacer {
+
+static_assert(std::endian::native == std::endian::little, "the file formats are little-endian");
+
+// Little-endian loads from file bytes. memcpy, because a mapped file gives no alignment
+// guarantee; the caller has checked that offset + width lies inside `bytes`. In their own
+// namespace so that they never clash with helpers of the same name elsewhere.
+namespace le {
+inline uint32_t u32(std::span<const std::byte> bytes, size_t offset) {
+  uint32_t v;
+  std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+inline uint64_t u64(std::span<const std::byte> bytes, size_t offset) {
+  uint64_t v;
+  std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+// 32 bytes -> 4 little-endian limbs.
+inline Fr256 fr256(std::span<const std::byte> bytes, size_t offset) {
+  Fr256 v;
+  std::memcpy(v.data(), bytes.data() + offset, sizeof v);
+  return v;
+}
+}  // namespace le
+
+// The first four bytes as text, unprintable ones escaped as \xNN, for error messages.
+std::string describe_magic(std::span<const std::byte> bytes);
 
 // A read-only memory map of a whole file. Throws InputError naming the path on failure.
 class MappedFile {
@@ -31,6 +63,8 @@ class BinFile {
   // Checks magic (4 ASCII chars), version <= max_version and that every section lies inside the
   // file; a duplicated section id is an error.
   BinFile(const std::string& path, std::string_view magic, uint32_t max_version);
+  // Same, over a file that is already mapped (e.g. after sniffing its magic).
+  BinFile(std::shared_ptr<const MappedFile> file, std::string_view magic, uint32_t max_version);
   uint32_t version() const { return version_; }
   bool has(uint32_t id) const { return sections_.count(id) != 0; }
   // Throws InputError "<path>: missing section <id> (<what>)" when absent.
@@ -44,6 +78,27 @@ class BinFile {
   std::shared_ptr<const MappedFile> file_;
   uint32_t version_ = 0;
   std::map<uint32_t, std::pair<uint64_t, uint64_t>> sections_;
+};
+
+// Reads one section front to back. Reading past its end, or leaving bytes unread at
+// expect_end(), is an InputError naming the file, the section and the offsets.
+class SectionReader {
+ public:
+  SectionReader(const BinFile& file, uint32_t id, std::string_view what);
+  uint32_t u32();
+  uint64_t u64();
+  std::span<const std::byte> bytes(uint64_t n);
+  uint64_t position() const { return pos_; }
+  uint64_t remaining() const { return data_.size() - pos_; }
+  void expect_end() const;
+
+ private:
+  void need(uint64_t n) const;
+  const BinFile& file_;
+  uint32_t id_;
+  std::string what_;
+  std::span<const std::byte> data_;
+  uint64_t pos_ = 0;
 };
 
 }  // namespace pacer

@@ -3,6 +3,7 @@
 // encoding (Montgomery, little-endian, all-zero = infinity); backends convert them once.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,19 @@ namespace pacer {
 std::string_view curve_json_name(CurveId c);
 // Bytes of a base-field element: 32 (bn254) / 48 (bls12-381). Fr is 32 bytes on both.
 uint32_t curve_n8q(CurveId c);
+// The scalar-field prime r of a curve, standard form.
+const Fr256& curve_scalar_prime(CurveId c);
+// The curve whose r is these standard-form little-endian bytes (any width); nullopt if neither.
+std::optional<CurveId> curve_from_scalar_prime(std::span<const std::byte> r_le);
+// a < b as 256-bit integers (little-endian limbs).
+bool fr256_less_than(const Fr256& a, const Fr256& b);
+
+// Highest container versions read, as snarkjs's prover accepts (SNARKJS_FORMATS.md §2).
+inline constexpr uint32_t kZkeyMaxVersion = 2;
+inline constexpr uint32_t kWtnsMaxVersion = 2;
+inline constexpr uint32_t kR1csMaxVersion = 1;
+// Section 1 protocol ids.
+inline constexpr uint32_t kProtocolGroth16 = 1, kProtocolPlonk = 2, kProtocolFflonk = 10;
 
 struct ProvingKey {
   std::string path;

@@ -6,7 +6,8 @@
 // word that the reduction clears becomes the next round's top word (no register moves).
 #include <cstdint>
 
-#if defined(__x86_64__) && !defined(PACER_PORTABLE_FIELD) && !defined(__SANITIZE_ADDRESS__)
+// Not under -O0 (the 6-limb version needs 14 registers) nor under ASan (it reserves some).
+#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(PACER_PORTABLE_FIELD) && !defined(__SANITIZE_ADDRESS__)
 #define PACER_HAVE_ADX_ASM 1
 #endif
 

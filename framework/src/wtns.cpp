@@ -1,0 +1,51 @@
+// Witness reader (SNARKJS_FORMATS.md §4) and the key/witness pairing check (§6.1).
+#include "pacer/formats/wtns.hpp"
+
+#include <string>
+
+#include "pacer/error.hpp"
+
+namespace pacer {
+
+Witness read_wtns(const std::string& path) {
+  const BinFile bin(path, "wtns", kWtnsMaxVersion);
+  Witness w;
+  w.path = path;
+
+  SectionReader header(bin, 1, "header");
+  const uint32_t n8 = header.u32();
+  if (n8 != sizeof(Fr256))
+    throw InputError(path + ": field elements of " + std::to_string(n8) + " bytes; expected 32 (bn128, bls12381)");
+  const auto prime = header.bytes(n8);
+  const auto curve = curve_from_scalar_prime(prime);
+  if (!curve) throw InputError(path + ": unknown scalar prime; Pacer supports bn128 and bls12381");
+  w.curve = *curve;
+  const uint32_t n_witness = header.u32();
+  header.expect_end();
+
+  const auto values = bin.section(2, "values");
+  const uint64_t expected = uint64_t{n_witness} * n8;
+  if (values.size() != expected)
+    throw InputError(path + ": section 2 (values) has " + std::to_string(values.size()) + " bytes but " +
+                     std::to_string(n_witness) + " values of " + std::to_string(n8) + " bytes need " +
+                     std::to_string(expected));
+  const Fr256& r = curve_scalar_prime(w.curve);
+  w.values.resize(n_witness);
+  for (size_t i = 0; i < n_witness; ++i) {
+    w.values[i] = le::fr256(values, i * n8);
+    if (!fr256_less_than(w.values[i], r))
+      throw InputError(path + ": witness value " + std::to_string(i) + " is not below the scalar prime r");
+  }
+  return w;
+}
+
+void check_witness_matches(const ProvingKey& key, const Witness& w) {
+  if (key.curve != w.curve)
+    throw InputError("witness " + w.path + " is for " + std::string(curve_json_name(w.curve)) + " but key " + key.path +
+                     " is for " + std::string(curve_json_name(key.curve)));
+  if (w.values.size() != key.n_vars)
+    throw InputError("witness " + w.path + " has " + std::to_string(w.values.size()) + " values but key " + key.path +
+                     " expects " + std::to_string(key.n_vars) + " (nVars): was it computed for this circuit?");
+}
+
+}  // namespace pacer

@@ -1,0 +1,199 @@
+// Groth16 .zkey reader (SNARKJS_FORMATS.md §5) and the curve constants the readers share (§1).
+#include "pacer/formats/zkey.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <string>
+
+#include "pacer/error.hpp"
+
+namespace pacer {
+
+namespace {
+
+struct CurveConstants {
+  CurveId id;
+  std::string_view json_name;
+  uint32_t n8q;
+  std::array<uint64_t, 6> q;  // little-endian limbs; bn254 uses the first 4
+  Fr256 r;
+};
+
+constexpr CurveConstants kCurves[] = {
+    {CurveId::bn254,
+     "bn128",
+     32,
+     {0x3c208c16d87cfd47, 0x97816a916871ca8d, 0xb85045b68181585d, 0x30644e72e131a029, 0, 0},
+     {0x43e1f593f0000001, 0x2833e84879b97091, 0xb85045b68181585d, 0x30644e72e131a029}},
+    {CurveId::bls12_381,
+     "bls12381",
+     48,
+     {0xb9feffffffffaaab, 0x1eabfffeb153ffff, 0x6730d2a0f6b0f624, 0x64774b84f38512bf, 0x4b1ba7b6434bacd7,
+      0x1a0111ea397fe69a},
+     {0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48}},
+};
+
+const CurveConstants& constants(CurveId c) {
+  for (const auto& k : kCurves)
+    if (k.id == c) return k;
+  throw std::logic_error("unknown CurveId");
+}
+
+// Little-endian bytes printed as a big-endian hex number, for error messages.
+std::string hex_number(std::span<const std::byte> le_bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (size_t i = le_bytes.size(); i-- > 0;) {
+    const auto b = static_cast<unsigned>(le_bytes[i]);
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  const auto first = out.find_first_not_of('0');
+  return "0x" + (first == std::string::npos ? std::string("0") : out.substr(first));
+}
+
+std::string protocol_name(uint32_t protocol) {
+  switch (protocol) {
+    case kProtocolGroth16: return "groth16";
+    case kProtocolPlonk: return "plonk";
+    case kProtocolFflonk: return "fflonk";
+    default: return "unknown protocol " + std::to_string(protocol);
+  }
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw InputError(path + ": " + what); }
+
+void check_protocol(const BinFile& bin) {
+  SectionReader header(bin, 1, "header");
+  const uint32_t protocol = header.u32();
+  header.expect_end();
+  if (protocol != kProtocolGroth16)
+    fail(bin.path(), "the key is for " + protocol_name(protocol) + " (protocol " + std::to_string(protocol) +
+                         "), Pacer proves groth16 only");
+}
+
+// Section 2: field sizes and primes, sizes of the circuit, then the six fixed points.
+void read_groth16_header(const BinFile& bin, ProvingKey& key) {
+  SectionReader header(bin, 2, "groth16 header");
+  const std::string& path = bin.path();
+  key.n8q = header.u32();
+  const auto q = header.bytes(key.n8q);
+  const CurveConstants* curve = nullptr;
+  for (const auto& k : kCurves)
+    if (k.n8q == key.n8q && std::memcmp(q.data(), k.q.data(), k.n8q) == 0) curve = &k;
+  if (curve == nullptr) fail(path, "unknown curve (q = " + hex_number(q) + "); Pacer supports bn128 and bls12381");
+  key.curve = curve->id;
+
+  key.n8r = header.u32();
+  const auto r = header.bytes(key.n8r);
+  if (key.n8r != sizeof(Fr256) || std::memcmp(r.data(), curve->r.data(), sizeof(Fr256)) != 0)
+    fail(path, "scalar prime r = " + hex_number(r) + " does not belong to curve " + std::string(curve->json_name) +
+                   " (its q matches)");
+
+  key.n_vars = header.u32();
+  key.n_public = header.u32();
+  key.domain_size = header.u32();
+  if (key.n_public >= key.n_vars)
+    fail(path, "nPublic (" + std::to_string(key.n_public) + ") must be less than nVars (" +
+                   std::to_string(key.n_vars) + ")");
+  if (!std::has_single_bit(key.domain_size))
+    fail(path, "domainSize " + std::to_string(key.domain_size) + " is not a power of two");
+
+  const uint64_t g1 = 2ull * key.n8q, g2 = 4ull * key.n8q;
+  key.alpha1 = header.bytes(g1);
+  key.beta1 = header.bytes(g1);
+  key.beta2 = header.bytes(g2);
+  key.gamma2 = header.bytes(g2);
+  key.delta1 = header.bytes(g1);
+  key.delta2 = header.bytes(g2);
+  header.expect_end();
+}
+
+// A point section whose size follows from the header; anything else means a damaged key.
+std::span<const std::byte> point_section(const BinFile& bin, uint32_t id, std::string_view name, uint64_t count,
+                                         std::string_view count_formula, uint64_t point_bytes) {
+  const auto data = bin.section(id, name);
+  const uint64_t expected = count * point_bytes;
+  if (data.size() != expected)
+    fail(bin.path(), "section " + std::to_string(id) + " (" + std::string(name) + ") has " +
+                         std::to_string(data.size()) + " bytes but " + std::string(count_formula) + " = " +
+                         std::to_string(count) + " points of " + std::to_string(point_bytes) + " bytes need " +
+                         std::to_string(expected));
+  return data;
+}
+
+void read_point_sections(const BinFile& bin, ProvingKey& key) {
+  const uint64_t g1 = 2ull * key.n8q, g2 = 4ull * key.n8q;
+  const uint64_t n_vars = key.n_vars, n_public = key.n_public;
+  key.ic = point_section(bin, 3, "IC", n_public + 1, "nPublic+1", g1);
+  key.a = point_section(bin, 5, "A", n_vars, "nVars", g1);
+  key.b1 = point_section(bin, 6, "B1", n_vars, "nVars", g1);
+  key.b2 = point_section(bin, 7, "B2", n_vars, "nVars", g2);
+  key.c = point_section(bin, 8, "C", n_vars - n_public - 1, "nVars-nPublic-1", g1);
+  key.h = point_section(bin, 9, "H", key.domain_size, "domainSize", g1);
+}
+
+// Section 4: validated once here, so the MatVec can index a/b and the witness unchecked.
+void read_coefficients(const BinFile& bin, ProvingKey& key) {
+  SectionReader section(bin, 4, "coefficients");
+  key.n_coeffs = section.u32();
+  const uint64_t record_bytes = 12ull + key.n8r;
+  const uint64_t expected = uint64_t{key.n_coeffs} * record_bytes;
+  if (section.remaining() != expected)
+    fail(bin.path(), "section 4 (coefficients) holds " + std::to_string(section.remaining()) + " bytes of records but " +
+                         std::to_string(key.n_coeffs) + " records of " + std::to_string(record_bytes) +
+                         " bytes need " + std::to_string(expected));
+  key.coeffs = section.bytes(expected);
+  const Fr256& r = constants(key.curve).r;
+  for (uint64_t i = 0; i < key.n_coeffs; ++i) {
+    const size_t at = i * record_bytes;
+    const uint32_t matrix = le::u32(key.coeffs, at);
+    const uint32_t constraint = le::u32(key.coeffs, at + 4);
+    const uint32_t signal = le::u32(key.coeffs, at + 8);
+    const std::string record = "coefficient record " + std::to_string(i) + ": ";
+    if (matrix > 1) fail(bin.path(), record + "matrix " + std::to_string(matrix) + " is not 0 (A) or 1 (B)");
+    if (constraint >= key.domain_size)
+      fail(bin.path(), record + "constraint " + std::to_string(constraint) + " is not below domainSize " +
+                           std::to_string(key.domain_size));
+    if (signal >= key.n_vars)
+      fail(bin.path(), record + "signal " + std::to_string(signal) + " is not below nVars " +
+                           std::to_string(key.n_vars));
+    if (!fr256_less_than(le::fr256(key.coeffs, at + 12), r)) fail(bin.path(), record + "value is not below r");
+  }
+}
+
+}  // namespace
+
+std::string_view curve_json_name(CurveId c) { return constants(c).json_name; }
+
+uint32_t curve_n8q(CurveId c) { return constants(c).n8q; }
+
+const Fr256& curve_scalar_prime(CurveId c) { return constants(c).r; }
+
+std::optional<CurveId> curve_from_scalar_prime(std::span<const std::byte> r_le) {
+  for (const auto& k : kCurves)
+    if (r_le.size() == sizeof(Fr256) && std::memcmp(r_le.data(), k.r.data(), sizeof(Fr256)) == 0) return k.id;
+  return std::nullopt;
+}
+
+bool fr256_less_than(const Fr256& a, const Fr256& b) {
+  for (size_t i = a.size(); i-- > 0;)
+    if (a[i] != b[i]) return a[i] < b[i];
+  return false;
+}
+
+std::shared_ptr<const ProvingKey> read_zkey(const std::string& path) {
+  const BinFile bin(path, "zkey", kZkeyMaxVersion);
+  auto key = std::make_shared<ProvingKey>();
+  key->path = path;
+  key->file = bin.file();
+  check_protocol(bin);
+  read_groth16_header(bin, *key);
+  read_point_sections(bin, *key);
+  read_coefficients(bin, *key);
+  return key;
+}
+
+}  // namespace pacer
