@@ -12,7 +12,8 @@ namespace pacer {
 class Params {
  public:
   Params() = default;
-  // where: e.g. "[backend.params] in examples/configs/default.toml"
+  // where: the table's name as written, e.g. "[backend.params]"; errors get "file:line: " in front,
+  // taken from the values themselves. A non-table value throws InputError.
   Params(toml::value table, std::string where);
 
   bool has(const std::string& key) const;

@@ -1,0 +1,68 @@
+#pragma once
+// The one TOML file that selects plugins and tunes the host (DESIGN.md, "Config"). Strict: every
+// key has a default, and an unknown table/key, a wrong type or a bad value is an InputError that
+// names the file, the line and the key. Relative paths are resolved against the config's folder,
+// so a config works from any current directory.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "pacer/params.hpp"
+
+namespace pacer {
+
+// [backend], [allocator], [scheduler]: which plugin, and its params table (read by the plugin).
+struct PluginChoice {
+  std::string plugin;
+  Params params;
+};
+
+enum class ReleasePolicy { immediate, bounded };
+
+// One [[keys]] entry: a proving key the host may be asked for by id.
+struct KeyEntry {
+  std::string id;
+  std::filesystem::path zkey;  // absolute (resolved against the config's folder)
+};
+
+struct Config {
+  // The file this came from; empty for default_config(). Used in messages.
+  std::filesystem::path source;
+
+  struct Host {
+    std::vector<std::filesystem::path> plugin_dirs;  // searched first, absolute
+    std::string log_level = "info";                   // trace, debug, info, warn, error, off
+    unsigned threads = 0;                             // CPU pool size; 0 = all cores
+  } host;
+
+  PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};
+  PluginChoice allocator{"plain", Params(toml::table{}, "[allocator.params]")};
+  PluginChoice scheduler{"greedy", Params(toml::table{}, "[scheduler.params]")};
+
+  struct Pipeline {
+    unsigned jobs_in_flight = 1;  // proofs the engine runs at once (>= 1)
+    ReleasePolicy release = ReleasePolicy::immediate;
+  } pipeline;
+
+  struct Server {
+    std::string listen = "127.0.0.1:9820";  // host:port for `pacer serve`
+  } server;
+
+  std::vector<KeyEntry> keys;
+
+  // nullptr when no [[keys]] entry has this id.
+  const KeyEntry* find_key(const std::string& id) const;
+  // "config.toml" or "(built-in defaults)", for messages.
+  std::string source_name() const;
+};
+
+// cpu / plain / greedy, no keys: what the host runs without --config.
+Config default_config();
+
+// Parses and validates; throws InputError (one line, "<file>:<line>: ...") on any problem.
+Config load_config(const std::filesystem::path& path);
+
+std::string_view release_policy_name(ReleasePolicy p);
+
+}  // namespace pacer

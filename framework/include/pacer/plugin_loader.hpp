@@ -1,0 +1,89 @@
+#pragma once
+// Finds, checks and loads plugins (DESIGN.md, "Plugins"). Every lib*.so on the search path is a
+// candidate; each one ends up loaded or refused with a reason, and `pacer plugins` prints them all.
+// Objects made by a plugin keep its library loaded (their deleter holds a reference to it), so
+// the code behind a vtable can never be unmapped while the object lives.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pacer/config.hpp"
+#include "pacer/plugin.hpp"
+
+namespace boost::dll { class shared_library; }
+
+namespace pacer {
+
+struct PluginCandidate {
+  std::filesystem::path file;
+  bool loaded = false;
+  std::string refusal;  // why it was refused (empty when loaded)
+  // What the library says about itself; empty/unset when it could not be read.
+  std::optional<PluginKind> kind;
+  uint32_t abi = 0;
+  std::string name, version, summary;
+};
+
+class PluginRegistry {
+ public:
+  // Scans the folders in order; a folder listed twice (or missing) is harmless.
+  explicit PluginRegistry(std::vector<std::filesystem::path> search_path);
+  ~PluginRegistry();
+  PluginRegistry(const PluginRegistry&) = delete;
+  PluginRegistry& operator=(const PluginRegistry&) = delete;
+
+  // The standard search path: config plugin_dirs, then $PACER_PLUGIN_PATH (colon-separated), then
+  // the install dir (PACER_INSTALL_PLUGIN_DIR), then <dir of the executable>/../lib/pacer (so a
+  // build tree and a relocated install work as they are).
+  static std::vector<std::filesystem::path> search_path_for(const Config& config);
+
+  const std::vector<std::filesystem::path>& search_path() const { return search_path_; }
+  // Every lib*.so seen, in search order, loaded or refused.
+  const std::vector<PluginCandidate>& candidates() const { return candidates_; }
+  // Names of the loaded plugins of one kind, sorted.
+  std::vector<std::string> available(PluginKind kind) const;
+
+  // Makes one object with the plugin's factory, then params.reject_unknown().
+  // Unknown name -> InputError listing what is available and where it looked; a factory that
+  // throws -> its pacer::Error kind (InputError / FailedError) naming plugin and file; any other
+  // exception -> FailedError.
+  template <PluginKind K>
+  std::shared_ptr<typename FactoryOf<K>::object> create(const std::string& name, const Params& params,
+                                                        HostServices& host) const;
+
+  std::shared_ptr<Backend> create_backend(const std::string& name, const Params& params, HostServices& host) const {
+    return create<PluginKind::backend>(name, params, host);
+  }
+  std::shared_ptr<Allocator> create_allocator(const std::string& name, const Params& params, HostServices& host) const {
+    return create<PluginKind::allocator>(name, params, host);
+  }
+  std::shared_ptr<Scheduler> create_scheduler(const std::string& name, const Params& params, HostServices& host) const {
+    return create<PluginKind::scheduler>(name, params, host);
+  }
+
+ private:
+  struct Loaded {
+    size_t candidate;  // index into candidates_
+    std::shared_ptr<boost::dll::shared_library> library;
+  };
+  void scan(const std::filesystem::path& dir);
+  void consider(const std::filesystem::path& file);
+  const Loaded& find_loaded(PluginKind kind, const std::string& name) const;
+
+  std::vector<std::filesystem::path> search_path_;
+  std::vector<PluginCandidate> candidates_;
+  std::vector<Loaded> loaded_;
+};
+
+extern template std::shared_ptr<Backend> PluginRegistry::create<PluginKind::backend>(const std::string&, const Params&,
+                                                                                     HostServices&) const;
+extern template std::shared_ptr<Allocator> PluginRegistry::create<PluginKind::allocator>(const std::string&,
+                                                                                         const Params&,
+                                                                                         HostServices&) const;
+extern template std::shared_ptr<Scheduler> PluginRegistry::create<PluginKind::scheduler>(const std::string&,
+                                                                                         const Params&,
+                                                                                         HostServices&) const;
+
+}  // namespace pacer

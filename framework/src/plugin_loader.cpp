@@ -1,0 +1,218 @@
+#include "pacer/plugin_loader.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+#include <fmt/format.h>
+
+#include "pacer/error.hpp"
+
+namespace pacer {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kInfoSymbol = "pacer_plugin_info";
+constexpr const char* kCreateSymbol = "pacer_plugin_create";
+
+// Boost.DLL wraps dlerror() as "...load() failed (dlerror system message: <msg>): Bad file
+// descriptor"; the dlerror text is the useful part.
+std::string dlopen_reason(const std::exception& e) {
+  const std::string what = e.what();
+  const std::string marker = "(dlerror system message: ";
+  const auto at = what.find(marker);
+  if (at == std::string::npos) return what;
+  const auto start = at + marker.size();
+  const auto end = what.rfind(')');
+  return what.substr(start, end == std::string::npos || end < start ? std::string::npos : end - start);
+}
+
+std::string join_paths(const std::vector<fs::path>& paths) {
+  std::string out;
+  for (const auto& p : paths) out += (out.empty() ? "" : ", ") + p.string();
+  return out.empty() ? "(nothing)" : out;
+}
+
+// Identity of a folder or file for de-duplication (symlinks, "a/../b").
+fs::path identity(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : c;
+}
+
+}  // namespace
+
+PluginRegistry::PluginRegistry(std::vector<fs::path> search_path) {
+  std::set<fs::path> seen;
+  for (auto& dir : search_path) {
+    fs::path abs = fs::absolute(dir).lexically_normal();
+    if (!seen.insert(identity(abs)).second) continue;
+    search_path_.push_back(abs);
+  }
+  for (const auto& dir : search_path_) scan(dir);
+}
+
+PluginRegistry::~PluginRegistry() = default;
+
+std::vector<fs::path> PluginRegistry::search_path_for(const Config& config) {
+  std::vector<fs::path> path = config.host.plugin_dirs;
+  if (const char* env = std::getenv("PACER_PLUGIN_PATH")) {
+    std::string_view rest = env;
+    while (!rest.empty()) {
+      const auto colon = rest.find(':');
+      const std::string_view entry = rest.substr(0, colon);
+      if (!entry.empty()) path.emplace_back(std::string(entry));
+      rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    }
+  }
+#ifdef PACER_INSTALL_PLUGIN_DIR
+  path.emplace_back(PACER_INSTALL_PLUGIN_DIR);
+#endif
+  std::error_code ec;
+  const fs::path exe = boost::dll::program_location(ec);
+  if (!ec) {
+    // The build tree keeps plugins in <build>/lib/pacer next to <build>/bin; an install that was
+    // moved keeps them at <prefix>/<libdir>/pacer next to <prefix>/bin.
+    path.push_back((exe.parent_path() / ".." / "lib" / "pacer").lexically_normal());
+#ifdef PACER_PLUGIN_INSTALL_SUBDIR
+    path.push_back((exe.parent_path() / ".." / PACER_PLUGIN_INSTALL_SUBDIR).lexically_normal());
+#endif
+  }
+  return path;
+}
+
+void PluginRegistry::scan(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;  // a missing folder on the path is normal (e.g. no install)
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("lib", 0) == 0 && name.size() > 6 && name.ends_with(".so") && entry.is_regular_file(ec))
+      files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());  // deterministic order: "first one wins" must mean something
+  for (const auto& f : files) consider(f);
+}
+
+void PluginRegistry::consider(const fs::path& file) {
+  const fs::path id = identity(file);
+  for (const auto& c : candidates_)
+    if (identity(c.file) == id) return;  // the same library reached through two folders
+
+  PluginCandidate cand;
+  cand.file = file;
+  auto refuse = [&](std::string reason) {
+    cand.refusal = std::move(reason);
+    candidates_.push_back(std::move(cand));
+  };
+
+  auto library = std::make_shared<boost::dll::shared_library>();
+  try {
+    // rtld_now: a plugin with unresolved symbols fails here, with dlerror's message, instead of
+    // aborting the process at its first call.
+    library->load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    return refuse("cannot load: " + dlopen_reason(e));
+  }
+  if (!library->has(kInfoSymbol) || !library->has(kCreateSymbol))
+    return refuse(fmt::format("not a Pacer plugin (no {} / {} alias; see PACER_PLUGIN in pacer/plugin.hpp)",
+                              kInfoSymbol, kCreateSymbol));
+
+  PluginInfo info{};
+  try {
+    info = library->get_alias<PluginInfo()>(kInfoSymbol)();
+  } catch (const std::exception& e) {
+    return refuse(std::string("reading its plugin info failed: ") + e.what());
+  }
+  // The abi field comes first in every ABI version, so it is safe to read before anything else.
+  cand.abi = info.abi;
+  if (info.abi != kPluginAbi)
+    return refuse(fmt::format("plugin ABI {} but this host speaks ABI {}: rebuild the plugin against this Pacer",
+                              info.abi, kPluginAbi));
+  cand.name = info.name ? info.name : "";
+  cand.version = info.version ? info.version : "";
+  cand.summary = info.summary ? info.summary : "";
+  const auto kind_value = static_cast<uint32_t>(info.kind);
+  if (kind_value > static_cast<uint32_t>(PluginKind::scheduler))
+    return refuse(fmt::format("unknown plugin kind {} (this host knows backend, allocator, scheduler)", kind_value));
+  cand.kind = info.kind;
+  if (cand.name.empty()) return refuse("the plugin has an empty name");
+  for (const auto& l : loaded_) {
+    const auto& other = candidates_[l.candidate];
+    if (other.kind == cand.kind && other.name == cand.name)
+      return refuse(fmt::format("duplicate {} plugin '{}': {} was found first and is used", kind_name(info.kind),
+                                cand.name, other.file.string()));
+  }
+
+  cand.loaded = true;
+  candidates_.push_back(std::move(cand));
+  loaded_.push_back(Loaded{candidates_.size() - 1, std::move(library)});
+}
+
+std::vector<std::string> PluginRegistry::available(PluginKind kind) const {
+  std::vector<std::string> names;
+  for (const auto& l : loaded_)
+    if (candidates_[l.candidate].kind == kind) names.push_back(candidates_[l.candidate].name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const PluginRegistry::Loaded& PluginRegistry::find_loaded(PluginKind kind, const std::string& name) const {
+  for (const auto& l : loaded_)
+    if (candidates_[l.candidate].kind == kind && candidates_[l.candidate].name == name) return l;
+
+  // Not loaded. If a library with that name was refused, its reason is the useful answer.
+  for (const auto& c : candidates_)
+    if (!c.loaded && c.name == name && (!c.kind || c.kind == kind))
+      throw InputError(fmt::format("{} plugin '{}' was refused: {}: {}", kind_name(kind), name, c.file.string(),
+                                   c.refusal));
+  // A library refused before its name could be trusted (e.g. another ABI) may be the one meant.
+  const auto refused = std::count_if(candidates_.begin(), candidates_.end(), [](const auto& c) { return !c.loaded; });
+  const auto names = available(kind);
+  throw InputError(fmt::format("no {} plugin named '{}' (available: {}; searched: {}{})", kind_name(kind), name,
+                               names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")),
+                               join_paths(search_path_),
+                               refused ? fmt::format("; {} refused, see `pacer plugins`", refused) : ""));
+}
+
+template <PluginKind K>
+std::shared_ptr<typename FactoryOf<K>::object> PluginRegistry::create(const std::string& name, const Params& params,
+                                                                      HostServices& host) const {
+  using Object = typename FactoryOf<K>::object;
+  const Loaded& loaded = find_loaded(K, name);
+  const PluginCandidate& cand = candidates_[loaded.candidate];
+  auto& factory = loaded.library->get_alias<typename FactoryOf<K>::type>(kCreateSymbol);
+  const auto failed = [&](const char* what) {
+    return fmt::format("{} plugin '{}' ({}) failed to start: {}", kind_name(K), name, cand.file.string(), what);
+  };
+
+  std::unique_ptr<Object> made;
+  try {
+    made = factory(params, host);
+  } catch (const InputError& e) {
+    throw InputError(failed(e.what()));
+  } catch (const std::exception& e) {
+    throw FailedError(failed(e.what()));
+  } catch (...) {
+    throw FailedError(failed("an exception that is not a std::exception"));
+  }
+  if (!made) throw FailedError(failed("its factory returned no object"));
+
+  // The deleter owns a reference to the library: the object's code stays mapped until it dies.
+  std::shared_ptr<Object> object(made.release(), [library = loaded.library](Object* p) { delete p; });
+  params.reject_unknown();  // after the factory: only it knows which keys it reads
+  return object;
+}
+
+template std::shared_ptr<Backend> PluginRegistry::create<PluginKind::backend>(const std::string&, const Params&,
+                                                                              HostServices&) const;
+template std::shared_ptr<Allocator> PluginRegistry::create<PluginKind::allocator>(const std::string&, const Params&,
+                                                                                  HostServices&) const;
+template std::shared_ptr<Scheduler> PluginRegistry::create<PluginKind::scheduler>(const std::string&, const Params&,
+                                                                                  HostServices&) const;
+
+}  // namespace pacer

@@ -1,0 +1,34 @@
+// `pacer inspect FILE`: what a .zkey, .wtns or .r1cs holds (kind, curve, sizes, sections).
+#include <iostream>
+
+#include "common.hpp"
+#include "pacer/formats/inspect.hpp"
+
+namespace pacer::host {
+
+namespace {
+
+struct Options {
+  std::string config;
+  std::string file;
+};
+
+int run_inspect(const Options& options) {
+  (void)load_config_or_defaults(options.config);  // taken by every subcommand; a bad one is still reported
+  std::string summary = inspect_file(options.file);
+  if (!summary.empty() && summary.back() != '\n') summary += '\n';
+  std::cout << summary;
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_inspect_command(CLI::App& root) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = root.add_subcommand("inspect", "Summarise a .zkey, .wtns or .r1cs file (kind, curve, sizes, sections)");
+  cmd->add_option("FILE", options->file, "the file to inspect")->required()->check(CLI::ExistingFile);
+  add_config_option(*cmd, options->config);
+  return {cmd, [options] { return run_inspect(*options); }};
+}
+
+}  // namespace pacer::host

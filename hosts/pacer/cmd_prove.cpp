@@ -1,0 +1,131 @@
+// `pacer prove`: load a key once, prove every --witness with it, write proof/public JSON files.
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common.hpp"
+#include "pacer/error.hpp"
+#include "pacer/formats/wtns.hpp"
+#include "pacer/formats/zkey.hpp"
+#include "pacer/logging.hpp"
+
+namespace pacer::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+  std::string config;
+  std::string zkey;
+  std::string key_id;
+  std::vector<std::string> witnesses;
+  std::string proof = "proof.json";
+  std::string public_inputs = "public.json";
+  bool zero_blinding = false;
+};
+
+// With several witnesses, output i goes to <stem>-<i><ext>: proof.json -> proof-0.json, proof-1.json.
+fs::path output_path(const std::string& base, size_t index, size_t count) {
+  if (count == 1) return base;
+  const fs::path p(base);
+  return p.parent_path() / fmt::format("{}-{}{}", p.stem().string(), index, p.extension().string());
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (out) out.flush();
+  if (!out) throw InputError(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
+}
+
+std::string zkey_path(const Options& options, const Config& config) {
+  if (!options.zkey.empty()) return options.zkey;
+  const KeyEntry* entry = config.find_key(options.key_id);
+  if (!entry) {
+    std::string ids;
+    for (const auto& k : config.keys) ids += (ids.empty() ? "" : ", ") + k.id;
+    throw InputError(fmt::format("--key {}: no [[keys]] entry with that id in {} (declared: {})", options.key_id,
+                                 config.source_name(), ids.empty() ? "none" : ids));
+  }
+  return entry->zkey.string();
+}
+
+int run_prove(const Options& options) {
+  if (options.zkey.empty() == options.key_id.empty())
+    throw InputError("prove: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)");
+  const Config config = load_config_or_defaults(options.config);
+  const std::string zkey = zkey_path(options, config);
+  // Fail before the (possibly long) key load and proofs, not after them.
+  for (const std::string* out : {&options.proof, &options.public_inputs}) {
+    const fs::path dir = fs::path(*out).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !fs::is_directory(dir, ec))
+      throw InputError(fmt::format("{}: folder {} does not exist; create it first", *out, dir.string()));
+  }
+
+  Engine engine(config, make_logger(config.host.log_level));
+  const auto& log = engine.log();
+
+  const auto key_start = std::chrono::steady_clock::now();
+  const std::shared_ptr<ResidentKey> key = engine.prover().load_key(zkey);
+  const ProvingKey& pk = key->key();
+  log->info("key {}: {}, {} wires, {} public, domain {}, resident in {}", zkey, curve_json_name(pk.curve), pk.n_vars,
+            pk.n_public, pk.domain_size, human_duration(std::chrono::steady_clock::now() - key_start));
+  if (options.zero_blinding) log->warn("--insecure-zero-blinding: r = s = 0, these proofs are NOT zero-knowledge");
+
+  ProveOptions prove_options;
+  prove_options.zero_blinding = options.zero_blinding;
+  const size_t count = options.witnesses.size();
+  for (size_t i = 0; i < count; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const Witness witness = read_wtns(options.witnesses[i]);
+    const ProofOutput out = engine.prover().prove(*key, witness, prove_options);
+    const fs::path proof_path = output_path(options.proof, i, count);
+    const fs::path public_path = output_path(options.public_inputs, i, count);
+    write_file(proof_path, out.proof_json);
+    write_file(public_path, out.public_json);
+
+    std::string stages;
+    for (int s = 0; s < kStageCount; ++s) {
+      if (out.stage_time[s].count() == 0) continue;
+      stages += fmt::format("{}{} {}", stages.empty() ? "" : ", ", stage_name(static_cast<Stage>(s)),
+                            human_duration(out.stage_time[s]));
+    }
+    log->info("proof {}/{}: {} -> {}, {} in {} ({})", i + 1, count, options.witnesses[i], proof_path.string(),
+              public_path.string(), human_duration(std::chrono::steady_clock::now() - start), stages);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_prove_command(CLI::App& root) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = root.add_subcommand(
+      "prove",
+      "Prove witnesses with a Groth16 key (snarkjs .zkey/.wtns in, snarkjs proof.json/public.json out).\n"
+      "The key is loaded once and reused for every --witness. With several witnesses the outputs are\n"
+      "numbered in the order given: proof-0.json/public-0.json, proof-1.json/public-1.json, ...\n"
+      "(the number goes before the extension of --proof/--public).");
+  auto* zkey = cmd->add_option("--zkey", options->zkey, "proving key (.zkey, as snarkjs writes it)")
+                   ->check(CLI::ExistingFile);
+  auto* key = cmd->add_option("--key", options->key_id, "id of a [[keys]] entry of the --config file, instead of --zkey");
+  zkey->excludes(key);
+  cmd->add_option("--witness", options->witnesses, "witness (.wtns); repeat for several proofs")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--proof", options->proof, "where to write the proof")->capture_default_str();
+  cmd->add_option("--public", options->public_inputs, "where to write the public signals")->capture_default_str();
+  // Test only: deterministic proofs to compare byte-for-byte with a reference. Hidden from --help.
+  cmd->add_flag("--insecure-zero-blinding", options->zero_blinding, "r = s = 0 (tests only)")->group("");
+  add_config_option(*cmd, options->config);
+  return {cmd, [options] { return run_prove(*options); }};
+}
+
+}  // namespace pacer::host

@@ -1,0 +1,48 @@
+#include "common.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "pacer/backend.hpp"
+#include "pacer/logging.hpp"
+
+namespace pacer::host {
+
+void add_config_option(CLI::App& command, std::string& path) {
+  command.add_option("--config", path,
+                     "TOML config selecting backend, allocator, scheduler (default: cpu, plain, greedy); "
+                     "see examples/configs/default.toml");
+}
+
+Config load_config_or_defaults(const std::string& path) {
+  return path.empty() ? default_config() : load_config(path);
+}
+
+Engine::Engine(const Config& config, std::shared_ptr<spdlog::logger> log)
+    : config_(config),
+      log_(std::move(log)),
+      pool_(config.host.threads),
+      services_{log_, nullptr, &pool_},
+      registry_(PluginRegistry::search_path_for(config_)) {
+  // The allocator first: the scheduler and the backend may allocate through it from their factories.
+  allocator_ = registry_.create_allocator(config_.allocator.plugin, config_.allocator.params, services_);
+  services_.allocator = allocator_.get();
+  scheduler_ = registry_.create_scheduler(config_.scheduler.plugin, config_.scheduler.params, services_);
+  backend_ = registry_.create_backend(config_.backend.plugin, config_.backend.params, services_);
+
+  const BackendInfo info = backend_->info();
+  log_->debug("engine: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} CPU threads; config {}",
+              config_.backend.plugin, fmt::join(info.devices, ", "), info.lanes, info.lanes == 1 ? "" : "s",
+              config_.allocator.plugin, config_.scheduler.plugin, pool_.size(), config_.source_name());
+
+  prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, scheduler_, &pool_, log_});
+}
+
+std::string human_duration(std::chrono::nanoseconds d) {
+  const double ns = static_cast<double>(d.count());
+  if (ns >= 1e9) return fmt::format("{:.2f} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.1f} ms", ns / 1e6);
+  return fmt::format("{:.0f} us", ns / 1e3);
+}
+
+}  // namespace pacer::host
