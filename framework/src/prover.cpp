@@ -8,7 +8,9 @@
 #include <cstring>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include "pacer/error.hpp"
 #include "pacer/math/curves.hpp"
@@ -71,13 +73,16 @@ class StageRunner {
     stats.run = (t2 - t1) - stats.paused;
     stats.bytes = bytes;
     sched_.finished(ticket, stats);
+    std::lock_guard lock(mu_);  // the G2 MSM stage ends on another thread
     out_.stage_time[static_cast<int>(stage)] += t2 - t0;
+    out_.stages.push_back({stage, t0, t1, t2, stats.paused, bytes, std::hash<std::thread::id>{}(std::this_thread::get_id())});
   }
 
  private:
   Scheduler& sched_;
   JobId job_;
   ProofOutput& out_;
+  std::mutex mu_;
 };
 
 uint32_t read_u32(const std::byte* p) {
@@ -188,6 +193,7 @@ ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Prover::Ro
   const ProvingKey& key = rk.key();
   const size_t n = key.domain_size;
   ProofOutput out;
+  out.job = job;
   StageRunner stage(*parts.scheduler, job, out);
   Backend& backend = *parts.backend;
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pacer/allocator.hpp"
 #include "pacer/backend.hpp"
@@ -35,10 +36,21 @@ struct ProveOptions {
   bool zero_blinding = false;
 };
 
+// One stage of one proof as it ran: the raw material of traces and per-stage percentiles.
+struct StageRecord {
+  Stage stage = Stage::load;
+  std::chrono::steady_clock::time_point admitted_at, started_at, ended_at;  // asked, let in, done
+  std::chrono::nanoseconds paused{0};  // time spent blocked in checkpoints
+  uint64_t bytes = 0;
+  size_t thread = 0;  // hash of the thread that ran it (for trace lanes)
+};
+
 struct ProofOutput {
   std::string proof_json;   // exactly as snarkjs writes proof.json (1-space indent)
   std::string public_json;  // public.json
-  std::array<std::chrono::nanoseconds, kStageCount> stage_time{};  // wall time per stage
+  std::array<std::chrono::nanoseconds, kStageCount> stage_time{};  // wall time per stage, waits included
+  std::vector<StageRecord> stages;  // in the order they ended
+  JobId job = 0;
 };
 
 class Prover {

@@ -12,6 +12,9 @@
 
 #include "pacer/math/field_adx.hpp"
 
+// Hot arithmetic must inline into the MSM/NTT loops; GCC otherwise keeps these out of line.
+#define PACER_HOT __attribute__((always_inline))
+
 namespace pacer::math {
 
 using u128 = unsigned __int128;
@@ -40,14 +43,14 @@ constexpr Limbs<N> limbs_from_hex(std::string_view hex) {
 }
 
 template <size_t N>
-constexpr bool limbs_geq(const Limbs<N>& a, const Limbs<N>& b) {
+PACER_HOT constexpr bool limbs_geq(const Limbs<N>& a, const Limbs<N>& b) {
   for (size_t i = N; i-- > 0;)
     if (a[i] != b[i]) return a[i] > b[i];
   return true;
 }
 
 template <size_t N>
-constexpr bool limbs_is_zero(const Limbs<N>& a) {
+PACER_HOT constexpr bool limbs_is_zero(const Limbs<N>& a) {
   uint64_t acc = 0;
   for (auto x : a) acc |= x;
   return acc == 0;
@@ -55,7 +58,7 @@ constexpr bool limbs_is_zero(const Limbs<N>& a) {
 
 // a -= b, returns the borrow.
 template <size_t N>
-constexpr uint64_t limbs_sub(Limbs<N>& a, const Limbs<N>& b) {
+PACER_HOT constexpr uint64_t limbs_sub(Limbs<N>& a, const Limbs<N>& b) {
   uint64_t borrow = 0;
   for (size_t i = 0; i < N; ++i) {
     u128 d = u128(a[i]) - b[i] - borrow;
@@ -67,7 +70,7 @@ constexpr uint64_t limbs_sub(Limbs<N>& a, const Limbs<N>& b) {
 
 // a += b, returns the carry.
 template <size_t N>
-constexpr uint64_t limbs_add(Limbs<N>& a, const Limbs<N>& b) {
+PACER_HOT constexpr uint64_t limbs_add(Limbs<N>& a, const Limbs<N>& b) {
   uint64_t carry = 0;
   for (size_t i = 0; i < N; ++i) {
     u128 s = u128(a[i]) + b[i] + carry;
@@ -182,7 +185,7 @@ class Fp {
   constexpr Fp() = default;
   static constexpr Fp zero() { return Fp(); }
   static constexpr Fp one() { return from_mont(R1); }
-  static constexpr Fp from_mont(const limbs_t& m) {
+  static PACER_HOT constexpr Fp from_mont(const limbs_t& m) {
     Fp r;
     r.v = m;
     return r;
@@ -202,21 +205,21 @@ class Fp {
   }
   std::string to_decimal() const { return limbs_to_decimal(to_std()); }
 
-  constexpr bool is_zero() const { return limbs_is_zero(v); }
-  friend constexpr bool operator==(const Fp& a, const Fp& b) { return a.v == b.v; }
+  PACER_HOT constexpr bool is_zero() const { return limbs_is_zero(v); }
+  friend PACER_HOT constexpr bool operator==(const Fp& a, const Fp& b) { return a.v == b.v; }
   friend constexpr bool operator!=(const Fp& a, const Fp& b) { return !(a == b); }
 
-  friend constexpr Fp operator+(Fp a, const Fp& b) {
+  friend PACER_HOT constexpr Fp operator+(Fp a, const Fp& b) {
     limbs_add(a.v, b.v);  // no carry out: both < p < 2^(64N-1)
     if (limbs_geq(a.v, P)) limbs_sub(a.v, P);
     return a;
   }
-  friend constexpr Fp operator-(Fp a, const Fp& b) {
+  friend PACER_HOT constexpr Fp operator-(Fp a, const Fp& b) {
     if (limbs_sub(a.v, b.v)) limbs_add(a.v, P);
     return a;
   }
-  constexpr Fp operator-() const { return is_zero() ? *this : from_mont(P) - *this; }
-  friend constexpr Fp operator*(const Fp& a, const Fp& b) {
+  PACER_HOT constexpr Fp operator-() const { return is_zero() ? *this : from_mont(P) - *this; }
+  friend PACER_HOT constexpr Fp operator*(const Fp& a, const Fp& b) {
 #ifdef PACER_HAVE_ADX_ASM
     if (!std::is_constant_evaluated() && (N == 4 || N == 6) && g_use_adx_field) {
       Fp r;
@@ -228,11 +231,11 @@ class Fp {
 #endif
     return from_mont(mont_mul(a.v, b.v));
   }
-  Fp& operator+=(const Fp& b) { return *this = *this + b; }
-  Fp& operator-=(const Fp& b) { return *this = *this - b; }
-  Fp& operator*=(const Fp& b) { return *this = *this * b; }
-  constexpr Fp dbl() const { return *this + *this; }
-  constexpr Fp sqr() const { return *this * *this; }
+  PACER_HOT Fp& operator+=(const Fp& b) { return *this = *this + b; }
+  PACER_HOT Fp& operator-=(const Fp& b) { return *this = *this - b; }
+  PACER_HOT Fp& operator*=(const Fp& b) { return *this = *this * b; }
+  PACER_HOT constexpr Fp dbl() const { return *this + *this; }
+  PACER_HOT constexpr Fp sqr() const { return *this * *this; }
 
   // x^e for a standard-form exponent.
   template <size_t M>
@@ -255,7 +258,7 @@ class Fp {
 
   // CIOS Montgomery multiplication a*b*R^-1 mod p, in the "no-carry" form: with the modulus'
   // top limb below 2^63 - 1 the running sum never needs an (N+1)-th word (cf. gnark-crypto).
-  static constexpr limbs_t mont_mul(const limbs_t& a, const limbs_t& b) {
+  static PACER_HOT constexpr limbs_t mont_mul(const limbs_t& a, const limbs_t& b) {
     static_assert(P[N - 1] < (~uint64_t(0) >> 1) - 1, "no-carry CIOS needs a spare top bit");
     limbs_t t{};
 #pragma GCC unroll 8
@@ -280,7 +283,7 @@ class Fp {
 
  private:
   // x in [0, 2p) -> x mod p, without a data-dependent branch on the comparison.
-  static constexpr limbs_t reduce_once(const limbs_t& x) {
+  static PACER_HOT constexpr limbs_t reduce_once(const limbs_t& x) {
     limbs_t d = x;
     uint64_t borrow = limbs_sub(d, P);
     return borrow ? x : d;

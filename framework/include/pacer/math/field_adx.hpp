@@ -28,7 +28,7 @@ inline bool g_use_adx_field = detect_adx();
 namespace adx {
 
 // r = a*b*2^(-256) mod p, result in [0, 2p).
-inline void mont_mul_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {
+[[gnu::always_inline]] inline void mont_mul_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {
   uint64_t t0, t1, t2, t3, t4, lo, hi, z;
   __asm__(
       "xorl %k[z], %k[z]\n\t"
@@ -172,7 +172,7 @@ inline void mont_mul_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const 
 }
 
 // r = a*b*2^(-384) mod p, result in [0, 2p).
-inline void mont_mul_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {
+[[gnu::always_inline]] inline void mont_mul_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, z;
   __asm__(
       "xorl %k[z], %k[z]\n\t"

@@ -13,22 +13,22 @@ struct Fp2 {
   constexpr Fp2(const F& a, const F& b) : c0(a), c1(b) {}
   static constexpr Fp2 zero() { return Fp2(); }
   static constexpr Fp2 one() { return Fp2(F::one(), F::zero()); }
-  constexpr bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  PACER_HOT constexpr bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
   friend constexpr bool operator==(const Fp2& a, const Fp2& b) { return a.c0 == b.c0 && a.c1 == b.c1; }
   friend constexpr bool operator!=(const Fp2& a, const Fp2& b) { return !(a == b); }
-  friend constexpr Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
-  friend constexpr Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
-  constexpr Fp2 operator-() const { return {-c0, -c1}; }
+  friend PACER_HOT constexpr Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+  friend PACER_HOT constexpr Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  PACER_HOT constexpr Fp2 operator-() const { return {-c0, -c1}; }
   // Karatsuba: three base multiplications instead of four.
-  friend constexpr Fp2 operator*(const Fp2& a, const Fp2& b) {
+  friend PACER_HOT constexpr Fp2 operator*(const Fp2& a, const Fp2& b) {
     F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
     return {t0 - t1, (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1};
   }
-  Fp2& operator+=(const Fp2& b) { return *this = *this + b; }
-  Fp2& operator-=(const Fp2& b) { return *this = *this - b; }
-  Fp2& operator*=(const Fp2& b) { return *this = *this * b; }
-  constexpr Fp2 dbl() const { return *this + *this; }
-  constexpr Fp2 sqr() const {  // (a+b)(a-b), 2ab
+  PACER_HOT Fp2& operator+=(const Fp2& b) { return *this = *this + b; }
+  PACER_HOT Fp2& operator-=(const Fp2& b) { return *this = *this - b; }
+  PACER_HOT Fp2& operator*=(const Fp2& b) { return *this = *this * b; }
+  PACER_HOT constexpr Fp2 dbl() const { return *this + *this; }
+  PACER_HOT constexpr Fp2 sqr() const {  // (a+b)(a-b), 2ab
     F ab = c0 * c1;
     return {(c0 + c1) * (c0 - c1), ab + ab};
   }

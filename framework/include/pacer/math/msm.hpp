@@ -38,22 +38,26 @@ inline size_t scalar_bits(std::span<const Fr256> scalars) {
 }
 
 // Affine buckets filled through batches of independent additions (no bucket twice in a batch);
-// the denominators of a batch are inverted together (Montgomery's trick).
+// the denominators of a batch are inverted together (Montgomery's trick). A point whose bucket is
+// already in the pending batch goes to that bucket's Jacobian twin instead of waiting: no queue,
+// so hot buckets (repeated digits) cost a mixed addition, never a stall or a re-scan.
 template <class Group>
 class AffineBuckets {
  public:
   using F = typename Group::Field;
   using A = Affine<Group>;
+  using J = Jacobian<Group>;
 
-  explicit AffineBuckets(size_t count) : buckets_(count), busy_(count, 0) {
-    batch_bucket_.reserve(kBatch);
-    batch_point_.reserve(kBatch);
-    scratch_.resize(kBatch);
+  explicit AffineBuckets(size_t count)
+      : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(std::clamp<size_t>(count / 8, 16, 512)) {
+    batch_bucket_.reserve(batch_limit_);
+    batch_point_.reserve(batch_limit_);
+    scratch_.resize(batch_limit_);
   }
 
   void add(uint32_t b, const A& p) {
     if (busy_[b]) {
-      deferred_.push_back({b, p});
+      overflow_[b] = overflow_[b].add_affine(p);
       return;
     }
     if (buckets_[b].infinity) {
@@ -63,31 +67,30 @@ class AffineBuckets {
     busy_[b] = 1;
     batch_bucket_.push_back(b);
     batch_point_.push_back(p);
-    if (batch_bucket_.size() == kBatch) flush();
+    if (batch_bucket_.size() == batch_limit_) flush();
   }
 
-  // Applies everything pending; afterwards buckets() holds the final sums.
-  void finish() {
-    while (!batch_bucket_.empty() || !deferred_.empty()) flush();
+  // Σ_{d} (d+1)·bucket_d, running sum from the top bucket down; applies what is pending first.
+  J weighted_sum() {
+    flush();
+    J running, sum;
+    for (size_t d = buckets_.size(); d-- > 0;) {
+      running = running.add_affine(buckets_[d]);
+      if (!overflow_[d].is_identity()) running += overflow_[d];
+      sum += running;
+    }
+    return sum;
   }
-
-  const std::vector<A>& buckets() const { return buckets_; }
 
  private:
-  static constexpr size_t kBatch = 256;  // amortises the inversion, small enough to stay in L1/L2
-  struct Deferred {
-    uint32_t bucket;
-    A point;
-  };
-
   void flush() {
     const size_t n = batch_bucket_.size();
+    if (n == 0) return;
     // Prefix products of the denominators x_P - x_B; equal x (doubling or cancellation) is rare
     // and handled apart, with a 1 in its slot so the batch inversion stays valid.
     F acc = F::one();
     for (size_t k = 0; k < n; ++k) {
-      const A& b = buckets_[batch_bucket_[k]];
-      F den = batch_point_[k].x - b.x;
+      F den = batch_point_[k].x - buckets_[batch_bucket_[k]].x;
       if (den.is_zero()) den = F::one();
       scratch_[k] = acc;
       acc = acc * den;
@@ -96,10 +99,10 @@ class AffineBuckets {
     for (size_t k = n; k-- > 0;) {
       A& b = buckets_[batch_bucket_[k]];
       const A& p = batch_point_[k];
-      F den = p.x - b.x;
       busy_[batch_bucket_[k]] = 0;
+      F den = p.x - b.x;
       if (den.is_zero()) {
-        add_same_x(b, p);
+        b = (b.y == p.y && !b.y.is_zero()) ? J::from(b).dbl().to_affine() : A::identity();  // 2P or P-P
         continue;
       }
       F den_inv = inv * scratch_[k];
@@ -111,26 +114,15 @@ class AffineBuckets {
     }
     batch_bucket_.clear();
     batch_point_.clear();
-    // Re-offer the additions that collided with a busy bucket.
-    std::vector<Deferred> again;
-    again.swap(deferred_);
-    for (const auto& d : again) add(d.bucket, d.point);
-  }
-
-  static void add_same_x(A& b, const A& p) {
-    if (b.y == p.y && !b.y.is_zero()) {
-      b = Jacobian<Group>::from(b).dbl().to_affine();
-    } else {
-      b = A::identity();  // P + (-P)
-    }
   }
 
   std::vector<A> buckets_;
+  std::vector<J> overflow_;
   std::vector<uint8_t> busy_;
+  size_t batch_limit_;
   std::vector<uint32_t> batch_bucket_;
   std::vector<A> batch_point_;
   std::vector<F> scratch_;
-  std::vector<Deferred> deferred_;
 };
 
 // Σ_{d=1..count} d·B_d as a running sum from the top bucket down.
@@ -138,8 +130,7 @@ template <class Group, class BucketVec>
 Jacobian<Group> sum_buckets(const BucketVec& buckets) {
   Jacobian<Group> running, sum;
   for (size_t d = buckets.size(); d-- > 0;) {
-    if constexpr (std::is_same_v<typename BucketVec::value_type, Affine<Group>>) running = running.add_affine(buckets[d]);
-    else running += buckets[d];
+    running += buckets[d];
     sum += running;
   }
   return sum;
@@ -221,8 +212,7 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
         if (d > 0) buckets.add(uint32_t(d - 1), bases[i]);
         else buckets.add(uint32_t(-d - 1), -bases[i]);
       }
-      buckets.finish();
-      partial[t] = detail::sum_buckets<Group>(buckets.buckets());
+      partial[t] = buckets.weighted_sum();
     } else {
       std::vector<J> buckets((size_t(1) << c) - 1);
       for (size_t i = begin; i < end; ++i) {
