@@ -1,0 +1,389 @@
+// Streaming writers for .r1cs, .wtns, .zkey and the verification key JSON (SNARKJS_FORMATS.md).
+#include "pacer/formats/writers.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "pacer/error.hpp"
+#include "pacer/math/curves.hpp"
+
+namespace pacer {
+
+// --- FileWriter -----------------------------------------------------------------------------
+
+FileWriter::FileWriter(std::string path, size_t buffer_bytes)
+    : path_(std::move(path)), tmp_path_(path_ + ".tmp"), buffer_(new std::byte[buffer_bytes]), capacity_(buffer_bytes) {
+  fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw InputError(path_ + ": cannot create " + tmp_path_ + ": " + std::strerror(errno) +
+                     " (is the folder there and writable?)");
+}
+
+FileWriter::~FileWriter() {
+  if (committed_) return;
+  if (fd_ >= 0) ::close(fd_);
+  ::unlink(tmp_path_.c_str());
+}
+
+void FileWriter::fail(const std::string& what) const {
+  throw FailedError(path_ + ": " + what + " (writing " + tmp_path_ + "): " + std::strerror(errno));
+}
+
+void FileWriter::write_all(const std::byte* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write");
+    }
+    data += n;
+    size -= size_t(n);
+    flushed_ += uint64_t(n);
+  }
+}
+
+void FileWriter::flush() {
+  write_all(buffer_.get(), used_);
+  used_ = 0;
+}
+
+void FileWriter::write(std::span<const std::byte> bytes) {
+  if (used_ + bytes.size() > capacity_) {
+    flush();
+    if (bytes.size() >= capacity_) {  // large block: straight through, no copy
+      write_all(bytes.data(), bytes.size());
+      return;
+    }
+  }
+  std::memcpy(buffer_.get() + used_, bytes.data(), bytes.size());
+  used_ += bytes.size();
+}
+
+void FileWriter::zeros(size_t n) {
+  static const std::byte kZeros[256] = {};
+  while (n > 0) {
+    const size_t k = std::min(n, sizeof kZeros);
+    write(kZeros, k);
+    n -= k;
+  }
+}
+
+void FileWriter::patch_u64(uint64_t offset, uint64_t value) {
+  if (offset >= flushed_) {
+    std::memcpy(buffer_.get() + (offset - flushed_), &value, sizeof value);
+    return;
+  }
+  flush();  // a patch straddling the flushed part: write the buffer, then patch on disk
+  if (::pwrite(fd_, &value, sizeof value, off_t(offset)) != ssize_t(sizeof value)) fail("cannot write");
+}
+
+void FileWriter::commit() {
+  flush();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("cannot close");
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) fail("cannot rename into place");
+  committed_ = true;
+}
+
+// --- BinFileWriter --------------------------------------------------------------------------
+
+BinFileWriter::BinFileWriter(std::string path, std::string_view magic, uint32_t version, uint32_t n_sections)
+    : FileWriter(std::move(path)), n_sections_(n_sections) {
+  if (magic.size() != 4) throw std::logic_error("binfile magic must be 4 characters");
+  write(magic.data(), 4);
+  u32(version);
+  u32(n_sections);
+}
+
+void BinFileWriter::begin_section(uint32_t id) {
+  if (size_at_ != 0) throw std::logic_error("BinFileWriter: section " + std::to_string(open_id_) + " still open");
+  u32(id);
+  size_at_ = position();
+  open_id_ = id;
+  u64(0);
+}
+
+uint64_t BinFileWriter::end_section(uint64_t expected_size) {
+  if (size_at_ == 0) throw std::logic_error("BinFileWriter: no open section");
+  const uint64_t size = position() - size_at_ - 8;
+  if (expected_size != ~uint64_t(0) && size != expected_size)
+    throw std::logic_error(path() + ": section " + std::to_string(open_id_) + " has " + std::to_string(size) +
+                           " bytes, expected " + std::to_string(expected_size));
+  patch_u64(size_at_, size);
+  size_at_ = 0;
+  ++written_;
+  return size;
+}
+
+void BinFileWriter::commit() {
+  if (size_at_ != 0 || written_ != n_sections_)
+    throw std::logic_error(path() + ": " + std::to_string(written_) + " of " + std::to_string(n_sections_) +
+                           " sections written");
+  FileWriter::commit();
+}
+
+// --- .r1cs ----------------------------------------------------------------------------------
+
+R1csLcWriter::R1csLcWriter(BinFileWriter& out, const R1csHeader& header)
+    : out_(out), header_(header), r_(curve_scalar_prime(header.curve)) {}
+
+void R1csLcWriter::term(uint32_t wire, const Fr256& coeff) {
+  if (wire >= header_.n_wires || !fr256_less_than(coeff, r_))
+    throw std::logic_error(out_.path() + ": r1cs term with wire " + std::to_string(wire) +
+                           " out of range or coefficient not below r");
+  out_.u32(wire);
+  out_.write(coeff.data(), sizeof coeff);
+}
+
+void R1csLcWriter::lc(std::span<const uint32_t> wires, std::span<const Fr256> coeffs) {
+  if (wires.size() != coeffs.size()) throw std::logic_error("R1csLcWriter::lc: wires and coefficients differ in count");
+  ++lcs_;
+  out_.u32(uint32_t(wires.size()));
+  for (size_t i = 0; i < wires.size(); ++i) term(wires[i], coeffs[i]);
+}
+
+void R1csLcWriter::lc(std::span<const R1csTerm> terms) {
+  ++lcs_;
+  out_.u32(uint32_t(terms.size()));
+  for (const auto& t : terms) term(t.wire, t.coeff);
+}
+
+void write_r1cs(const std::string& path, const R1csHeader& header,
+                const std::function<void(uint32_t, R1csLcWriter&)>& emit) {
+  BinFileWriter out(path, "r1cs", 1, 3);
+  const Fr256& r = curve_scalar_prime(header.curve);
+
+  out.begin_section(2);  // constraints first, as circom does
+  R1csLcWriter lcs(out, header);
+  for (uint32_t i = 0; i < header.n_constraints; ++i) {
+    emit(i, lcs);
+    if (lcs.lcs_ != 3 * (uint64_t(i) + 1))
+      throw std::logic_error(path + ": constraint " + std::to_string(i) + " was not written as exactly 3 LCs");
+  }
+  out.end_section();
+
+  out.begin_section(1);
+  out.u32(sizeof(Fr256));
+  out.write(r.data(), sizeof r);
+  out.u32(header.n_wires);
+  out.u32(header.n_pub_out);
+  out.u32(header.n_pub_in);
+  out.u32(header.n_prv_in);
+  out.u64(header.n_labels ? header.n_labels : header.n_wires);
+  out.u32(header.n_constraints);
+  out.end_section(64);
+
+  out.begin_section(3);  // identity labels: wire i was signal i
+  for (uint64_t i = 0; i < header.n_wires; ++i) out.u64(i);
+  out.end_section(uint64_t(header.n_wires) * 8);
+  out.commit();
+}
+
+void write_r1cs(const std::string& path, const R1cs& r1cs) {
+  if (r1cs.constraints.size() != r1cs.n_constraints)
+    throw std::logic_error("write_r1cs: the R1cs holds " + std::to_string(r1cs.constraints.size()) + " of " +
+                           std::to_string(r1cs.n_constraints) + " constraints (read it with constraints)");
+  const R1csHeader header{r1cs.curve,     r1cs.n_wires,  r1cs.n_pub_out,     r1cs.n_pub_in,
+                          r1cs.n_prv_in,  r1cs.n_labels, r1cs.n_constraints};
+  write_r1cs(path, header, [&](uint32_t i, R1csLcWriter& out) {
+    out.lc(r1cs.constraints[i].a);
+    out.lc(r1cs.constraints[i].b);
+    out.lc(r1cs.constraints[i].c);
+  });
+}
+
+// --- .wtns ----------------------------------------------------------------------------------
+
+void write_wtns(const std::string& path, CurveId curve, std::span<const Fr256> values) {
+  if (values.size() > UINT32_MAX) throw InputError(path + ": " + std::to_string(values.size()) + " witness values exceed the u32 count of the format");
+  BinFileWriter out(path, "wtns", 2, 2);
+  const Fr256& r = curve_scalar_prime(curve);
+  out.begin_section(1);
+  out.u32(sizeof(Fr256));
+  out.write(r.data(), sizeof r);
+  out.u32(uint32_t(values.size()));
+  out.end_section(40);
+  out.begin_section(2);
+  out.write(values.data(), values.size_bytes());
+  out.end_section(values.size_bytes());
+  out.commit();
+}
+
+// --- .zkey ----------------------------------------------------------------------------------
+
+ZkeyWriter::ZkeyWriter(std::string path, const ProvingKey& header)
+    : out_(std::move(path), "zkey", 1, 10),
+      n8q_(curve_n8q(header.curve)),
+      n_vars_(header.n_vars),
+      n_public_(header.n_public),
+      domain_size_(header.domain_size) {
+  if (n_public_ >= n_vars_) throw std::logic_error("ZkeyWriter: nPublic must be below nVars");
+  const uint64_t g1 = 2ull * n8q_, g2 = 4ull * n8q_;
+  if (header.alpha1.size() != g1 || header.beta1.size() != g1 || header.delta1.size() != g1 ||
+      header.beta2.size() != g2 || header.gamma2.size() != g2 || header.delta2.size() != g2)
+    throw std::logic_error("ZkeyWriter: header point of the wrong size");
+
+  out_.begin_section(1);
+  out_.u32(kProtocolGroth16);
+  out_.end_section(4);
+
+  out_.begin_section(2);
+  math::with_curve(header.curve, [&](auto curve) {
+    using Curve = decltype(curve);
+    out_.u32(n8q_);
+    out_.write(Curve::Fq::P.data(), n8q_);
+    out_.u32(sizeof(Fr256));
+    out_.write(Curve::Fr::P.data(), sizeof(Fr256));
+  });
+  out_.u32(n_vars_);
+  out_.u32(n_public_);
+  out_.u32(domain_size_);
+  for (auto point : {header.alpha1, header.beta1, header.beta2, header.gamma2, header.delta1, header.delta2})
+    out_.write(point);
+  out_.end_section(20 + 19ull * n8q_ + sizeof(Fr256));
+}
+
+uint64_t ZkeyWriter::expected_size(uint32_t section) const {
+  const uint64_t g1 = 2ull * n8q_, g2 = 4ull * n8q_;
+  switch (section) {
+    case 3: return (uint64_t(n_public_) + 1) * g1;
+    case 4: return 4 + uint64_t(n_coeffs_) * (12 + sizeof(Fr256));
+    case 5:
+    case 6: return uint64_t(n_vars_) * g1;
+    case 7: return uint64_t(n_vars_) * g2;
+    case 8: return (uint64_t(n_vars_) - n_public_ - 1) * g1;
+    case 9: return uint64_t(domain_size_) * g1;
+    default: throw std::logic_error("ZkeyWriter: no section " + std::to_string(section));
+  }
+}
+
+void ZkeyWriter::begin(uint32_t section) {
+  if (open_ != 0 || section != next_)
+    throw std::logic_error("ZkeyWriter: section " + std::to_string(section) + " out of order (next is " +
+                           std::to_string(next_) + ")");
+  out_.begin_section(section);
+  open_ = section;
+}
+
+void ZkeyWriter::end() {
+  if (open_ == 4 && coeffs_written_ != n_coeffs_)
+    throw std::logic_error("ZkeyWriter: " + std::to_string(coeffs_written_) + " of " + std::to_string(n_coeffs_) +
+                           " coefficients written");
+  out_.end_section(expected_size(open_));
+  open_ = 0;
+  ++next_;
+}
+
+void ZkeyWriter::begin_coefficients(uint32_t n_coeffs) {
+  begin(4);
+  n_coeffs_ = n_coeffs;
+  coeffs_written_ = 0;
+  out_.u32(n_coeffs);
+}
+
+void ZkeyWriter::coefficient(uint32_t matrix, uint32_t constraint, uint32_t signal, const Fr256& stored) {
+  if (open_ != 4 || matrix > 1 || constraint >= domain_size_ || signal >= n_vars_)
+    throw std::logic_error("ZkeyWriter: bad coefficient record");
+  const uint32_t head[3] = {matrix, constraint, signal};
+  out_.write(head, sizeof head);
+  out_.write(stored.data(), sizeof stored);
+  ++coeffs_written_;
+}
+
+void ZkeyWriter::append_coefficient_records(std::span<const std::byte> records) {
+  constexpr size_t kRecord = 12 + sizeof(Fr256);
+  if (open_ != 4 || records.size() % kRecord != 0) throw std::logic_error("ZkeyWriter: bad coefficient records");
+  for (size_t at = 0; at < records.size(); at += kRecord)
+    if (le::u32(records, at) > 1 || le::u32(records, at + 4) >= domain_size_ || le::u32(records, at + 8) >= n_vars_)
+      throw std::logic_error("ZkeyWriter: bad coefficient record");
+  out_.write(records);
+  coeffs_written_ += uint32_t(records.size() / kRecord);
+}
+
+void ZkeyWriter::finish() {
+  if (next_ != 10 || open_ != 0) throw std::logic_error("ZkeyWriter: sections 3..9 not all written");
+  out_.begin_section(10);
+  out_.zeros(64);  // csHash: informative only, no prover or verifier reads it
+  out_.u32(0);     // no contributions
+  out_.end_section(68);
+  out_.commit();
+}
+
+void write_zkey(const std::string& path, const ProvingKey& key) {
+  ZkeyWriter out(path, key);
+  const std::pair<uint32_t, std::span<const std::byte>> point_sections[] = {
+      {5, key.a}, {6, key.b1}, {7, key.b2}, {8, key.c}, {9, key.h}};
+  out.begin(3);
+  out.append(key.ic);
+  out.end();
+  out.begin_coefficients(key.n_coeffs);
+  const size_t record = 12 + sizeof(Fr256);
+  if (key.coeffs.size() != size_t(key.n_coeffs) * record)
+    throw std::logic_error("write_zkey: coefficient bytes do not match n_coeffs");
+  out.append_coefficient_records(key.coeffs);
+  out.end();
+  for (const auto& [id, bytes] : point_sections) {
+    out.begin(id);
+    out.append(bytes);
+    out.end();
+  }
+  out.finish();
+}
+
+// --- verification key JSON ------------------------------------------------------------------
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <class Curve>
+json g1_json(std::span<const std::byte> bytes) {
+  const auto p = math::decode_point<typename Curve::G1>(bytes.data());
+  if (p.infinity) return json::array({"0", "1", "0"});  // as snarkjs writes infinity
+  return json::array({p.x.to_decimal(), p.y.to_decimal(), "1"});
+}
+
+template <class Curve>
+json g2_json(std::span<const std::byte> bytes) {
+  const auto p = math::decode_point<typename Curve::G2>(bytes.data());
+  if (p.infinity) return json::array({json::array({"0", "0"}), json::array({"1", "0"}), json::array({"0", "0"})});
+  return json::array({json::array({p.x.c0.to_decimal(), p.x.c1.to_decimal()}),
+                      json::array({p.y.c0.to_decimal(), p.y.c1.to_decimal()}), json::array({"1", "0"})});
+}
+
+}  // namespace
+
+void write_vkey_json(const std::string& path, const ProvingKey& key) {
+  std::string text = math::with_curve(key.curve, [&](auto curve) {
+    using Curve = decltype(curve);
+    constexpr size_t g1 = math::point_bytes<typename Curve::G1>();
+    if (key.ic.size() != (size_t(key.n_public) + 1) * g1) throw std::logic_error("write_vkey_json: IC size");
+    json ic = json::array();
+    for (size_t i = 0; i <= key.n_public; ++i) ic.push_back(g1_json<Curve>(key.ic.subspan(i * g1, g1)));
+    // snarkjs's key order; vk_alphabeta_12 is left out on purpose (needs a pairing, see writers.hpp).
+    json vk;
+    vk["protocol"] = "groth16";
+    vk["curve"] = std::string(Curve::json_name);
+    vk["nPublic"] = key.n_public;
+    vk["vk_alpha_1"] = g1_json<Curve>(key.alpha1);
+    vk["vk_beta_2"] = g2_json<Curve>(key.beta2);
+    vk["vk_gamma_2"] = g2_json<Curve>(key.gamma2);
+    vk["vk_delta_2"] = g2_json<Curve>(key.delta2);
+    vk["IC"] = std::move(ic);
+    return vk.dump(1);
+  });
+  text += '\n';
+  FileWriter out(path, text.size());
+  out.write(text.data(), text.size());
+  out.commit();
+}
+
+}  // namespace pacer

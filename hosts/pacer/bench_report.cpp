@@ -1,0 +1,330 @@
+#include "bench_report.hpp"
+
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <numeric>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common.hpp"
+
+namespace pacer::host {
+
+namespace {
+
+using json = nlohmann::ordered_json;  // keys in the order written: the files are read by people too
+
+double seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
+
+// Microseconds since the bench start, rounded to the nanosecond so the trace stays short.
+double micros_since(BenchClock::time_point start, BenchClock::time_point t) {
+  return std::round(std::chrono::duration<double, std::micro>(t - start).count() * 1e3) / 1e3;
+}
+double micros(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e3; }
+
+// Nearest-rank percentile of ascending samples: the smallest sample with at least `percent`% of
+// the samples at or below it. Integer arithmetic, so p95 of 20 samples is exactly the 19th.
+double nearest_rank(const std::vector<double>& sorted, size_t percent) {
+  if (sorted.empty()) return 0;
+  const size_t rank = std::clamp<size_t>((percent * sorted.size() + 99) / 100, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
+struct Spread {  // seconds
+  size_t samples = 0;
+  double p50 = 0, p95 = 0, max = 0, min = 0, mean = 0;
+};
+
+Spread spread_of(std::vector<double> values) {
+  Spread s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.samples = values.size();
+  s.p50 = nearest_rank(values, 50);
+  s.p95 = nearest_rank(values, 95);
+  s.min = values.front();
+  s.max = values.back();
+  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  return s;
+}
+
+// One stage over all timed proofs. wall: admission asked -> ended (queue waits included);
+// run: let in -> ended (admission wait excluded, checkpoint pauses included); queued; paused.
+struct StageSpread {
+  Stage stage = Stage::load;
+  Spread wall, run, queued, paused;
+  uint64_t bytes_per_proof = 0;
+};
+
+std::vector<StageSpread> stage_spreads(const BenchRun& run) {
+  std::vector<StageSpread> out;
+  for (int s = 0; s < kStageCount; ++s) {
+    std::vector<double> wall, ran, queued, paused;
+    uint64_t bytes = 0;
+    for (const ProofSample& proof : run.samples)
+      for (const StageRecord& r : proof.stages) {
+        if (static_cast<int>(r.stage) != s) continue;
+        wall.push_back(seconds(r.ended_at - r.admitted_at));
+        ran.push_back(seconds(r.ended_at - r.started_at));
+        queued.push_back(seconds(r.started_at - r.admitted_at));
+        paused.push_back(seconds(r.paused));
+        bytes += r.bytes;
+      }
+    if (wall.empty()) continue;  // a stage this engine never ran
+    const uint64_t count = wall.size();
+    out.push_back({static_cast<Stage>(s), spread_of(std::move(wall)), spread_of(std::move(ran)),
+                   spread_of(std::move(queued)), spread_of(std::move(paused)), bytes / count});
+  }
+  return out;
+}
+
+Spread latency_spread(const BenchRun& run) {
+  std::vector<double> latencies;
+  for (const ProofSample& p : run.samples) latencies.push_back(seconds(p.ended_at - p.started_at));
+  return spread_of(std::move(latencies));
+}
+
+double wall_seconds(const BenchRun& run) { return seconds(run.ended_at - run.started_at); }
+double proofs_per_second(const BenchRun& run) {
+  const double wall = wall_seconds(run);
+  return wall > 0 ? static_cast<double>(run.samples.size()) / wall : 0;
+}
+
+std::string human_seconds(double s) {
+  return human_duration(std::chrono::nanoseconds(static_cast<int64_t>(std::llround(s * 1e9))));
+}
+std::string human_bytes(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
+  if (b >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", b / (1024.0 * 1024));
+  if (b >= 1024.0) return fmt::format("{:.1f} KiB", b / 1024.0);
+  return fmt::format("{} B", bytes);
+}
+
+json spread_json(const Spread& s) { return json{{"p50", s.p50}, {"p95", s.p95}, {"max", s.max}}; }
+
+// "VmHWM:   123456 kB" -> bytes; 0 when the file or the line is missing (not Linux).
+uint64_t read_vm_hwm_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+  return 0;
+}
+
+std::string trim(std::string s) {
+  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+}  // namespace
+
+MachineInfo probe_machine() {
+  MachineInfo m;
+  m.cores = std::thread::hardware_concurrency();
+  m.cpu_model = "unknown";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      m.cpu_model = trim(line.substr(line.find(':') + 1));
+      break;
+    }
+  char host[256] = {};
+  m.hostname = ::gethostname(host, sizeof host - 1) == 0 ? host : "unknown";
+  struct utsname uts {};
+  m.os = ::uname(&uts) == 0 ? fmt::format("{} {} {}", uts.sysname, uts.release, uts.machine) : "unknown";
+  return m;
+}
+
+ResourceUsage probe_resource_usage() {
+  ResourceUsage u;
+  struct rusage ru {};
+  if (::getrusage(RUSAGE_SELF, &ru) == 0) {
+    auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+    u.user_seconds = secs(ru.ru_utime);
+    u.system_seconds = secs(ru.ru_stime);
+    u.max_rss_bytes = static_cast<uint64_t>(ru.ru_maxrss) * 1024;  // Linux reports kB
+  }
+  u.vm_hwm_bytes = read_vm_hwm_bytes();
+  return u;
+}
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string raw{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string joined;
+  size_t begin = 0;
+  while (begin < raw.size()) {
+    size_t end = raw.find('\0', begin);
+    if (end == std::string::npos) end = raw.size();
+    std::string arg = raw.substr(begin, end - begin);
+    // Quote what a shell would split, so the command can be pasted back.
+    if (arg.empty() || arg.find_first_of(" \t\"'$*?") != std::string::npos) arg = "'" + arg + "'";
+    joined += (joined.empty() ? "" : " ") + arg;
+    begin = end + 1;
+  }
+  return joined.empty() ? "pacer bench" : joined;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string format_table(const BenchRun& run) {
+  std::string t;
+  auto out = std::back_inserter(t);
+  const Spread latency = latency_spread(run);
+  const ResourceUsage& u = run.usage_after;
+  const double timed_user = u.user_seconds - run.usage_before.user_seconds;
+  const double timed_sys = u.system_seconds - run.usage_before.system_seconds;
+
+  fmt::format_to(out, "pacer bench, {} on {}\n", run.date_utc, run.machine.hostname);
+  fmt::format_to(out, "{:<10} {} cores, {} ({})\n", "machine", run.machine.cores, run.machine.cpu_model, run.machine.os);
+  fmt::format_to(out, "{:<10} {}: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} pool threads\n", "config",
+                 run.config_source, run.backend, fmt::join(run.backend_devices, ", "), run.backend_lanes,
+                 run.backend_lanes == 1 ? "" : "s", run.allocator, run.scheduler, run.cpu_pool_threads);
+  fmt::format_to(out, "{:<10} {}: {}, {} wires ({} public), domain {}; loaded in {}\n", "key", run.key_path, run.curve,
+                 run.n_vars, run.n_public, run.domain_size, human_duration(run.key_load));
+  fmt::format_to(out, "{:<10} {} proofs ({} witness{}), {} in flight, {} warm-up\n", "run", run.proofs,
+                 run.witnesses.size(), run.witnesses.size() == 1 ? "" : "es", run.jobs, run.warmup);
+  fmt::format_to(out, "{:<10} {}, {:.2f} proofs/s\n", "wall", human_seconds(wall_seconds(run)), proofs_per_second(run));
+  fmt::format_to(out, "{:<10} p50 {}, p95 {}, max {}\n", "latency", human_seconds(latency.p50),
+                 human_seconds(latency.p95), human_seconds(latency.max));
+  fmt::format_to(out, "{:<10} peak RSS {} (ru_maxrss), VmHWM {}\n", "memory", human_bytes(u.max_rss_bytes),
+                 u.vm_hwm_bytes ? human_bytes(u.vm_hwm_bytes) : "n/a");
+  fmt::format_to(out, "{:<10} {:.2f} s user + {:.2f} s sys during the proofs ({:.2f} s + {:.2f} s in all)\n", "cpu",
+                 timed_user, timed_sys, u.user_seconds, u.system_seconds);
+
+  // wall: from asking the scheduler to the end; run: from admission to the end.
+  fmt::format_to(out, "\n{:<11} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}\n", "stage", "wall p50", "wall p95",
+                 "run p50", "run p95", "queued p95", "paused p95");
+  for (const StageSpread& s : stage_spreads(run))
+    fmt::format_to(out, "{:<11} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}\n", stage_name(s.stage),
+                   human_seconds(s.wall.p50), human_seconds(s.wall.p95), human_seconds(s.run.p50),
+                   human_seconds(s.run.p95), human_seconds(s.queued.p95), human_seconds(s.paused.p95));
+  return t;
+}
+
+std::string summary_json(const BenchRun& run) {
+  const Spread latency = latency_spread(run);
+  const ResourceUsage& u = run.usage_after;
+  json j;
+  j["command"] = run.command;
+  j["date"] = run.date_utc;
+  j["hostname"] = run.machine.hostname;
+  j["machine"] = json{{"cores", run.machine.cores}, {"cpu_model", run.machine.cpu_model}, {"os", run.machine.os}};
+  j["config"] = json{{"source", run.config_source},
+                     {"backend", run.backend},
+                     {"backend_devices", run.backend_devices},
+                     {"backend_lanes", run.backend_lanes},
+                     {"allocator", run.allocator},
+                     {"scheduler", run.scheduler},
+                     {"cpu_pool_threads", run.cpu_pool_threads}};
+  j["key"] = json{{"path", run.key_path},      {"curve", run.curve},
+                  {"n_vars", run.n_vars},      {"n_public", run.n_public},
+                  {"domain_size", run.domain_size}, {"load_seconds", seconds(run.key_load)}};
+  j["witnesses"] = run.witnesses;
+  j["proofs"] = run.proofs;
+  j["jobs"] = run.jobs;
+  j["warmup"] = run.warmup;
+  j["wall_seconds"] = wall_seconds(run);
+  j["proofs_per_second"] = proofs_per_second(run);
+  json latency_json = spread_json(latency);
+  latency_json["min"] = latency.min;
+  latency_json["mean"] = latency.mean;
+  j["latency_seconds"] = latency_json;
+  json stages = json::object();
+  for (const StageSpread& s : stage_spreads(run))
+    stages[std::string(stage_name(s.stage))] = json{{"samples", s.wall.samples},
+                                                    {"resource", std::string(resource_name(default_resource(s.stage)))},
+                                                    {"wall_seconds", spread_json(s.wall)},
+                                                    {"run_seconds", spread_json(s.run)},
+                                                    {"queued_seconds", spread_json(s.queued)},
+                                                    {"paused_seconds", spread_json(s.paused)},
+                                                    {"bytes_per_proof", s.bytes_per_proof}};
+  j["stages"] = stages;
+  j["memory"] = json{{"peak_rss_bytes", u.max_rss_bytes}, {"vm_hwm_bytes", u.vm_hwm_bytes}};
+  j["cpu"] = json{{"user_seconds", u.user_seconds - run.usage_before.user_seconds},
+                  {"system_seconds", u.system_seconds - run.usage_before.system_seconds},
+                  {"process_user_seconds", u.user_seconds},
+                  {"process_system_seconds", u.system_seconds}};
+  return j.dump(2) + "\n";
+}
+
+std::string trace_json(const BenchRun& run) {
+  struct Event {
+    const StageRecord* record;
+    JobId job;
+  };
+  std::vector<Event> events;
+  for (const ProofSample& proof : run.samples)
+    for (const StageRecord& r : proof.stages) events.push_back({&r, proof.job});
+  // Lanes numbered in order of first appearance in time, so the first busy thread is lane 1.
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Event& a, const Event& b) { return a.record->admitted_at < b.record->admitted_at; });
+  std::map<size_t, int> lane_of_thread;
+  for (const Event& e : events) lane_of_thread.try_emplace(e.record->thread, static_cast<int>(lane_of_thread.size()) + 1);
+  const int lanes = static_cast<int>(lane_of_thread.size());
+
+  json trace_events = json::array();
+  trace_events.push_back(json{{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", json{{"name", "pacer bench"}}}});
+  for (int lane = 1; lane <= lanes; ++lane)
+    trace_events.push_back(json{{"name", "thread_name"},
+                                {"ph", "M"},
+                                {"pid", 1},
+                                {"tid", lane},
+                                {"args", json{{"name", fmt::format("thread {}", lane)}}}});
+  for (const Event& e : events) {
+    const StageRecord& r = *e.record;
+    const int lane = lane_of_thread.at(r.thread);
+    const auto queued = r.started_at - r.admitted_at;
+    // The thread that waits for admission is the one that then runs the stage, so the wait sits
+    // on the same lane just before the stage and never overlaps it.
+    if (queued.count() > 0)
+      trace_events.push_back(json{{"name", "queued"},
+                                  {"cat", "queue"},
+                                  {"ph", "X"},
+                                  {"ts", micros_since(run.started_at, r.admitted_at)},
+                                  {"dur", micros(queued)},
+                                  {"pid", 1},
+                                  {"tid", lane},
+                                  {"args", json{{"job", e.job}, {"stage", std::string(stage_name(r.stage))}}}});
+    trace_events.push_back(json{{"name", std::string(stage_name(r.stage))},
+                                {"cat", "stage"},
+                                {"ph", "X"},
+                                {"ts", micros_since(run.started_at, r.started_at)},
+                                {"dur", micros(r.ended_at - r.started_at)},
+                                {"pid", 1},
+                                {"tid", lane},
+                                {"args", json{{"job", e.job},
+                                              {"queued_us", micros(queued)},
+                                              {"paused_us", micros(r.paused)},
+                                              {"bytes", r.bytes}}}});
+  }
+  json trace;
+  trace["traceEvents"] = std::move(trace_events);
+  trace["displayTimeUnit"] = "ms";
+  trace["otherData"] = json{{"command", run.command}, {"date", run.date_utc}, {"hostname", run.machine.hostname}};
+  return trace.dump() + "\n";
+}
+
+}  // namespace pacer::host

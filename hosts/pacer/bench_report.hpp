@@ -1,0 +1,77 @@
+#pragma once
+// What one `pacer bench` run measured, and its three renderings: a table for people (stdout), a
+// summary JSON for docs/benchmarks.md, and a Chrome trace-event JSON for Perfetto. Kept apart from
+// cmd_bench.cpp so that the numbers are computed in one place and every rendering agrees.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pacer/prover.hpp"
+
+namespace pacer::host {
+
+using BenchClock = std::chrono::steady_clock;
+
+// One timed proof: when Prover::prove was called and returned, and its stage records.
+struct ProofSample {
+  JobId job = 0;
+  size_t witness_index = 0;
+  BenchClock::time_point started_at, ended_at;
+  std::vector<StageRecord> stages;
+};
+
+struct MachineInfo {
+  unsigned cores = 0;          // std::thread::hardware_concurrency
+  std::string cpu_model;       // /proc/cpuinfo "model name", or "unknown"
+  std::string hostname;
+  std::string os;              // uname: "Linux 6.8.0 x86_64"
+};
+MachineInfo probe_machine();
+
+struct ResourceUsage {
+  double user_seconds = 0, system_seconds = 0;  // getrusage(RUSAGE_SELF)
+  uint64_t max_rss_bytes = 0;                   // ru_maxrss (kB on Linux, stored as bytes)
+  uint64_t vm_hwm_bytes = 0;                    // VmHWM of /proc/self/status; 0 where there is none
+};
+ResourceUsage probe_resource_usage();
+
+// The argv of this process joined with spaces (from /proc/self/cmdline), for "command".
+std::string command_line();
+// Now, UTC, ISO-8601 to the second: "2025-01-31T12:34:56Z".
+std::string utc_now_iso8601();
+
+struct BenchRun {
+  std::string command;
+  std::string date_utc;
+  MachineInfo machine;
+
+  std::string config_source;  // config file, or "(built-in defaults)"
+  std::string backend, allocator, scheduler;
+  std::vector<std::string> backend_devices;
+  unsigned backend_lanes = 1;
+  unsigned cpu_pool_threads = 0;
+
+  std::string key_path;
+  std::string curve;
+  uint32_t n_vars = 0, n_public = 0, domain_size = 0;
+  std::chrono::nanoseconds key_load{0};
+
+  std::vector<std::string> witnesses;
+  size_t proofs = 0, jobs = 0, warmup = 0;
+
+  BenchClock::time_point started_at, ended_at;  // the timed proofs only (warm-up excluded)
+  std::vector<ProofSample> samples;             // one per timed proof, by proof index
+  ResourceUsage usage_before, usage_after;      // around the timed proofs
+};
+
+// The human table (stdout).
+std::string format_table(const BenchRun& run);
+// The machine-readable summary: the table's numbers, in seconds and bytes.
+std::string summary_json(const BenchRun& run);
+// Chrome trace events: one "X" event (cat "stage") per stage per proof, plus one (cat "queue",
+// name "queued") per admission wait longer than zero; ts/dur in microseconds since started_at.
+std::string trace_json(const BenchRun& run);
+
+}  // namespace pacer::host

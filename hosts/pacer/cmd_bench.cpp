@@ -1,0 +1,273 @@
+// `pacer bench`: throughput and latency of N proofs of one resident key, J in flight at once, with
+// per-stage percentiles, memory and CPU use; optionally a summary JSON and a Chrome trace.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench_report.hpp"
+#include "common.hpp"
+#include "pacer/error.hpp"
+#include "pacer/formats/wtns.hpp"
+#include "pacer/formats/zkey.hpp"
+#include "pacer/logging.hpp"
+
+namespace pacer::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+  std::string config;
+  std::string zkey;
+  std::string key_id;
+  std::vector<std::string> witnesses;
+  // Signed, so that "-1" is refused with a clear message instead of wrapping to 2^64 - 1.
+  int64_t proofs = 0;
+  int64_t jobs = 0;
+  int64_t warmup = 1;
+  std::string summary_path;
+  std::string trace_path;
+};
+
+// One line on stderr: "proofs [#####.....] 12/100  3.41 proofs/s  ETA 26 s". Its own thread
+// redraws it (at most 10 times a second), so the rate and ETA move even while proofs take
+// minutes each. Draws nothing unless stderr is a terminal: logs and CI output stay clean.
+class ProgressBar {
+ public:
+  ProgressBar(std::string label, const std::atomic<size_t>& done, size_t total, BenchClock::time_point start)
+      : label_(std::move(label)), done_(done), total_(total), start_(start) {
+    if (::isatty(STDERR_FILENO)) thread_ = std::thread([this] { redraw_until_stopped(); });
+  }
+  ~ProgressBar() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+    std::fprintf(stderr, "\r\033[K");  // leave the terminal as the table and errors expect it
+    std::fflush(stderr);
+  }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+ private:
+  void redraw_until_stopped() {
+    std::unique_lock lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stopping_; })) draw();
+  }
+
+  void draw() const {
+    constexpr size_t kWidth = 30;
+    const size_t done = std::min(done_.load(), total_);
+    const double elapsed = std::chrono::duration<double>(BenchClock::now() - start_).count();
+    const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0;
+    const std::string eta =
+        done == 0 ? "?"
+                  : human_duration(std::chrono::nanoseconds(
+                        static_cast<int64_t>(static_cast<double>(total_ - done) / rate * 1e9)));
+    const size_t filled = done * kWidth / total_;
+    std::fprintf(stderr, "\r%-7s [%s%s] %zu/%zu  %.2f proofs/s  ETA %s\033[K", label_.c_str(),
+                 std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(), done, total_, rate,
+                 eta.c_str());
+    std::fflush(stderr);
+  }
+
+  std::string label_;
+  const std::atomic<size_t>& done_;
+  size_t total_;
+  BenchClock::time_point start_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: started once everything it reads is initialised
+};
+
+// Proves `count` proofs on `jobs` threads; proof i uses witnesses[i % size]. Each thread claims
+// the next index from a shared counter, so one slow proof never delays the start of the others.
+// The first failure stops further claims and is rethrown once every thread has finished.
+// `samples` (count entries, or null for warm-up) receives proof i at index i.
+void run_proofs(Prover& prover, ResidentKey& key, const std::vector<Witness>& witnesses, size_t count, size_t jobs,
+                std::vector<ProofSample>* samples, std::atomic<size_t>& done) {
+  std::atomic<size_t> next_index{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mu;
+  std::exception_ptr first_error;
+
+  auto worker = [&] {
+    while (!failed.load()) {
+      const size_t i = next_index.fetch_add(1);
+      if (i >= count) return;
+      try {
+        const size_t w = i % witnesses.size();
+        const auto started_at = BenchClock::now();
+        ProofOutput out = prover.prove(key, witnesses[w]);
+        const auto ended_at = BenchClock::now();
+        if (samples) (*samples)[i] = ProofSample{out.job, w, started_at, ended_at, std::move(out.stages)};
+        ++done;
+      } catch (...) {
+        std::lock_guard lock(error_mu);
+        if (!first_error) first_error = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> threads;  // joined on every way out of this block
+    for (size_t t = 0; t < std::min(jobs, count); ++t) threads.emplace_back(worker);
+  }
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+// Same lookup as `pacer prove`: --zkey as given, or the [[keys]] entry named by --key.
+std::string zkey_path(const Options& options, const Config& config) {
+  if (!options.zkey.empty()) return options.zkey;
+  const KeyEntry* entry = config.find_key(options.key_id);
+  if (!entry) {
+    std::string ids;
+    for (const auto& k : config.keys) ids += (ids.empty() ? "" : ", ") + k.id;
+    throw InputError(fmt::format("--key {}: no [[keys]] entry with that id in {} (declared: {})", options.key_id,
+                                 config.source_name(), ids.empty() ? "none" : ids));
+  }
+  return entry->zkey.string();
+}
+
+void check_output_folder(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  const fs::path dir = fs::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !fs::is_directory(dir, ec))
+    throw InputError(fmt::format("{} {}: folder {} does not exist; create it first", option, path, dir.string()));
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (out) out.flush();
+  if (!out) throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+}
+
+int run_bench(const Options& options) {
+  if (options.zkey.empty() == options.key_id.empty())
+    throw InputError("bench: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)");
+  // Every proof keeps a sample and every job is an OS thread: bound both to what a run can hold.
+  constexpr int64_t kMaxProofs = 100'000'000, kMaxJobs = 4096;
+  if (options.proofs < 1 || options.proofs > kMaxProofs)
+    throw InputError(fmt::format("bench: --proofs must be between 1 and {} (got {})", kMaxProofs, options.proofs));
+  if (options.jobs < 1 || options.jobs > kMaxJobs)
+    throw InputError(fmt::format("bench: --jobs (proofs in flight at once) must be between 1 and {} (got {})",
+                                 kMaxJobs, options.jobs));
+  if (options.warmup < 0 || options.warmup > kMaxProofs)
+    throw InputError(fmt::format("bench: --warmup must be between 0 and {} (got {})", kMaxProofs, options.warmup));
+  const size_t proofs = static_cast<size_t>(options.proofs), jobs = static_cast<size_t>(options.jobs),
+               warmup = static_cast<size_t>(options.warmup);
+  const Config config = load_config_or_defaults(options.config);
+  const std::string zkey = zkey_path(options, config);
+  // Fail before the key load and the proofs, not after them.
+  check_output_folder("--json", options.summary_path);
+  check_output_folder("--trace", options.trace_path);
+
+  BenchRun run;
+  run.command = command_line();
+  run.date_utc = utc_now_iso8601();
+  run.machine = probe_machine();
+
+  // Read once, up front: file reads must not be part of what is timed.
+  std::vector<Witness> witnesses;
+  for (const std::string& path : options.witnesses) witnesses.push_back(read_wtns(path));
+
+  Engine engine(config, make_logger(config.host.log_level));
+  Prover& prover = engine.prover();
+  const BackendInfo backend = prover.parts().backend->info();
+  run.config_source = config.source_name();
+  run.backend = config.backend.plugin;
+  run.allocator = config.allocator.plugin;
+  run.scheduler = config.scheduler.plugin;
+  run.backend_devices = backend.devices;
+  run.backend_lanes = backend.lanes;
+  run.cpu_pool_threads = prover.parts().pool->size();
+
+  const auto key_start = BenchClock::now();
+  const std::shared_ptr<ResidentKey> key = prover.load_key(zkey);
+  run.key_load = BenchClock::now() - key_start;
+  const ProvingKey& pk = key->key();
+  for (const Witness& w : witnesses) check_witness_matches(pk, w);  // a bad one fails now, not mid-run
+  run.key_path = zkey;
+  run.curve = std::string(curve_json_name(pk.curve));
+  run.n_vars = pk.n_vars;
+  run.n_public = pk.n_public;
+  run.domain_size = pk.domain_size;
+  run.witnesses = options.witnesses;
+  run.proofs = proofs;
+  run.jobs = jobs;
+  run.warmup = warmup;
+
+  // Warm-up at the same concurrency (up to K), so that pooled allocators and caches are sized
+  // for J proofs in flight before the clock starts.
+  if (warmup > 0) {
+    std::atomic<size_t> warm_done{0};
+    ProgressBar bar("warm-up", warm_done, warmup, BenchClock::now());
+    run_proofs(prover, *key, witnesses, warmup, jobs, nullptr, warm_done);
+  }
+
+  run.samples.resize(proofs);
+  run.usage_before = probe_resource_usage();
+  run.started_at = BenchClock::now();
+  {
+    std::atomic<size_t> done{0};
+    ProgressBar bar("proofs", done, proofs, run.started_at);
+    run_proofs(prover, *key, witnesses, proofs, jobs, &run.samples, done);
+  }
+  run.ended_at = run.started_at;  // the last proof's end: thread joins are not proving time
+  for (const ProofSample& s : run.samples) run.ended_at = std::max(run.ended_at, s.ended_at);
+  run.usage_after = probe_resource_usage();
+
+  std::fputs(format_table(run).c_str(), stdout);
+  std::fflush(stdout);
+  if (!options.summary_path.empty()) write_file(options.summary_path, summary_json(run));
+  if (!options.trace_path.empty()) write_file(options.trace_path, trace_json(run));
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_bench_command(CLI::App& root) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = root.add_subcommand(
+      "bench",
+      "Benchmark proving: load a key once, run --warmup proofs (not counted), then --proofs proofs with\n"
+      "--jobs of them in flight, cycling through the --witness files. Prints wall time, proofs/s,\n"
+      "latency and per-stage percentiles, peak memory and CPU time; --json and --trace save them.");
+  auto* zkey = cmd->add_option("--zkey", options->zkey, "proving key (.zkey, as snarkjs writes it)")
+                   ->check(CLI::ExistingFile);
+  auto* key = cmd->add_option("--key", options->key_id, "id of a [[keys]] entry of the --config file, instead of --zkey");
+  zkey->excludes(key);
+  cmd->add_option("--witness", options->witnesses, "witness (.wtns); repeat to cycle through several")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--proofs", options->proofs, "proofs to time (>= 1)")->required();
+  cmd->add_option("--jobs", options->jobs, "proofs in flight at once (>= 1)")->required();
+  cmd->add_option("--warmup", options->warmup, "untimed proofs run first")->capture_default_str();
+  cmd->add_option("--json", options->summary_path, "write the summary as JSON (seconds, bytes) to this file");
+  cmd->add_option("--trace", options->trace_path, "write a Chrome trace-event JSON (Perfetto) to this file");
+  add_config_option(*cmd, options->config);
+  return {cmd, [options] { return run_bench(*options); }};
+}
+
+}  // namespace pacer::host

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test (unit, plugin and integration tests, through ctest).
+#   BUILD_DIR as for scripts/build.sh (default: build). Extra arguments go to ctest,
+#   e.g. scripts/test.sh -L integration   or   scripts/test.sh -R 'unit: '
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build_dir=${BUILD_DIR:-build}
+
+scripts/install_deps.sh
+scripts/build.sh
+cd "$build_dir"
+ctest --output-on-failure -j2 --timeout 600 "$@"

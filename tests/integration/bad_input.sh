@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Integration (d): bad input on the command line. Each case must exit 2 (never >= 128: a crash),
+# with exactly one line on stderr that starts "pacer: error:" and names the offending file or key.
+#   usage: bad_input.sh <path to pacer> <source dir> [case ...]
+#   cases: missing_zkey truncated_zkey wrong_magic curve_mismatch witness_size unknown_backend unknown_key
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+need_pacer; need_config
+
+MUL3_BN=$(fixture mul3:bn128); MUL3_BLS=$(fixture mul3:bls12381); CHAIN_BN=$(fixture chain:bn128)
+
+# expect_error CASE NEEDLE pacer-args...: NEEDLE must appear in the one stderr line.
+expect_error() {
+  local name=$1 needle=$2; shift 2
+  local out="$WORK/$name" rc=0
+  run_pacer "$out" "$@" || rc=$?
+  local nlines first ok=1
+  nlines=$(awk 'END { print NR }' "$out/stderr")
+  first=$(head -n 1 "$out/stderr")
+  if [ $rc -ge 128 ]; then fail "$name: pacer crashed (exit $rc)"; ok=0
+  elif [ $rc -ne 2 ]; then fail "$name: exit $rc, want 2"; ok=0; fi
+  if [ "$nlines" -ne 1 ]; then fail "$name: $nlines lines on stderr, want exactly 1"; ok=0; fi
+  case "$first" in "pacer: error:"*) ;; *) fail "$name: stderr does not start with 'pacer: error:'"; ok=0;; esac
+  case "$first" in *"$needle"*) ;; *) fail "$name: the error does not name '$needle'"; ok=0;; esac
+  if [ $ok -eq 1 ]; then pass "$name: exit 2, $first"
+  else echo "    command: pacer $*"; show_output "$out"; fi
+}
+
+# A copy of the default config with one change (awk: stays valid TOML whatever the layout).
+config_with_backend() {   # [backend] plugin = $1
+  awk -v p="$1" '
+    /^\[/ { if (inb && !done) { print "plugin = \"" p "\""; done = 1 } inb = ($0 ~ /^\[backend\][ \t]*(#.*)?$/) }
+    inb && /^[ \t]*plugin[ \t]*=/ { if (!done) print "plugin = \"" p "\""; done = 1; next }
+    { print }
+    END { if (inb && !done) print "plugin = \"" p "\""; else if (!done) print "[backend]\nplugin = \"" p "\"" }
+  ' "$CONFIG"
+}
+config_with_unknown_key() {   # [pipeline] $1 = 1
+  awk -v k="$1" '
+    { print }
+    /^\[pipeline\][ \t]*(#.*)?$/ && !done { print k " = 1"; done = 1 }
+    END { if (!done) print "[pipeline]\n" k " = 1" }
+  ' "$CONFIG"
+}
+
+mapfile -t todo < <(cases_or missing_zkey truncated_zkey wrong_magic curve_mismatch witness_size unknown_backend unknown_key)
+for c in "${todo[@]}"; do
+  out="$WORK/$c"; mkdir -p "$out"
+  prove=(prove --config "$CONFIG" --proof "$out/proof.json" --public "$out/public.json")
+  case "$c" in
+    missing_zkey)
+      expect_error "$c" no_such_key_file.zkey "${prove[@]}" --zkey "$out/no_such_key_file.zkey" --witness "$MUL3_BN/witness.wtns" ;;
+    truncated_zkey)
+      head -c 1000 "$MUL3_BN/circuit.zkey" >"$out/truncated.zkey"
+      expect_error "$c" truncated.zkey "${prove[@]}" --zkey "$out/truncated.zkey" --witness "$MUL3_BN/witness.wtns" ;;
+    wrong_magic)
+      cp "$MUL3_BN/witness.wtns" "$out/a_witness_not_a_key.wtns"
+      expect_error "$c" a_witness_not_a_key.wtns "${prove[@]}" --zkey "$out/a_witness_not_a_key.wtns" --witness "$MUL3_BN/witness.wtns" ;;
+    curve_mismatch)
+      cp "$MUL3_BLS/witness.wtns" "$out/bls12381_witness.wtns"
+      expect_error "$c" bls12381_witness.wtns "${prove[@]}" --zkey "$MUL3_BN/circuit.zkey" --witness "$out/bls12381_witness.wtns" ;;
+    witness_size)
+      cp "$CHAIN_BN/witness.wtns" "$out/chain_witness.wtns"
+      expect_error "$c" chain_witness.wtns "${prove[@]}" --zkey "$MUL3_BN/circuit.zkey" --witness "$out/chain_witness.wtns" ;;
+    unknown_backend)
+      config_with_backend no_such_backend >"$out/config.toml"
+      expect_error "$c" no_such_backend prove --config "$out/config.toml" --zkey "$MUL3_BN/circuit.zkey" \
+        --witness "$MUL3_BN/witness.wtns" --proof "$out/proof.json" --public "$out/public.json" ;;
+    unknown_key)
+      config_with_unknown_key no_such_key >"$out/config.toml"
+      expect_error "$c" no_such_key prove --config "$out/config.toml" --zkey "$MUL3_BN/circuit.zkey" \
+        --witness "$MUL3_BN/witness.wtns" --proof "$out/proof.json" --public "$out/public.json" ;;
+    *) fail "unknown case '$c'" ;;
+  esac
+done
+finish
