@@ -46,9 +46,16 @@ int run(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);  // --help: usage on stdout, exit 0
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help/version to stdout or the error to stderr
-    return code == 0 ? 0 : static_cast<int>(pacer::ExitCode::bad_input);
+    // Bad usage gets the same one-line shape as every other error.
+    fmt::print(stderr, "pacer: error: {} (see pacer --help)\n", e.what());
+    return static_cast<int>(pacer::ExitCode::bad_input);
   }
 
   for (const auto& command : commands)
