@@ -221,12 +221,18 @@ class Fp {
   PACER_HOT constexpr Fp operator-() const { return is_zero() ? *this : from_mont(P) - *this; }
   friend PACER_HOT constexpr Fp operator*(const Fp& a, const Fp& b) {
 #ifdef PACER_HAVE_ADX_ASM
-    if (!std::is_constant_evaluated() && (N == 4 || N == 6) && g_use_adx_field) {
-      Fp r;
-      if constexpr (N == 4) adx::mont_mul_4(r.v.data(), a.v.data(), b.v.data(), P.data(), INV);
-      else if constexpr (N == 6) adx::mont_mul_6(r.v.data(), a.v.data(), b.v.data(), P.data(), INV);
-      r.v = reduce_once(r.v);
-      return r;
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        if (g_use_adx_field) [[likely]] {
+          Fp r;
+          if constexpr (N == 4) adx::mont_mul_4(r.v.data(), a.v.data(), b.v.data(), P.data(), INV);
+          else adx::mont_mul_6(r.v.data(), a.v.data(), b.v.data(), P.data(), INV);
+          r.v = reduce_once(r.v);
+          return r;
+        }
+        // Only the fallback here: out of line, so hot loops do not carry both versions inlined.
+        return from_mont(mont_mul_out_of_line(a.v, b.v));
+      }
     }
 #endif
     return from_mont(mont_mul(a.v, b.v));
@@ -258,6 +264,8 @@ class Fp {
 
   // CIOS Montgomery multiplication a*b*R^-1 mod p, in the "no-carry" form: with the modulus'
   // top limb below 2^63 - 1 the running sum never needs an (N+1)-th word (cf. gnark-crypto).
+  [[gnu::noinline]] static limbs_t mont_mul_out_of_line(const limbs_t& a, const limbs_t& b) { return mont_mul(a, b); }
+
   static PACER_HOT constexpr limbs_t mont_mul(const limbs_t& a, const limbs_t& b) {
     static_assert(P[N - 1] < (~uint64_t(0) >> 1) - 1, "no-carry CIOS needs a spare top bit");
     limbs_t t{};
