@@ -169,7 +169,7 @@ std::string dec(const F& f) { return f.to_decimal(); }
 template <class Group>
 nlohmann::ordered_json g1_json(const Jacobian<Group>& p) {
   auto a = p.to_affine();
-  if (a.infinity) return nlohmann::ordered_json::array({"0", "1", "0"});
+  if (a.is_identity()) return nlohmann::ordered_json::array({"0", "1", "0"});
   return nlohmann::ordered_json::array({dec(a.x), dec(a.y), "1"});
 }
 
@@ -178,7 +178,7 @@ nlohmann::ordered_json g2_json(const Jacobian<Group>& p) {
   auto a = p.to_affine();
   using J = nlohmann::ordered_json;
   // J::array: brace lists of 2-element lists would otherwise become JSON objects.
-  if (a.infinity) return J::array({J::array({"0", "0"}), J::array({"1", "0"}), J::array({"0", "0"})});
+  if (a.is_identity()) return J::array({J::array({"0", "0"}), J::array({"1", "0"}), J::array({"0", "0"})});
   return J::array({J::array({dec(a.x.c0), dec(a.x.c1)}), J::array({dec(a.y.c0), dec(a.y.c1)}), J::array({"1", "0"})});
 }
 

@@ -347,14 +347,14 @@ using json = nlohmann::ordered_json;
 template <class Curve>
 json g1_json(std::span<const std::byte> bytes) {
   const auto p = math::decode_point<typename Curve::G1>(bytes.data());
-  if (p.infinity) return json::array({"0", "1", "0"});  // as snarkjs writes infinity
+  if (p.is_identity()) return json::array({"0", "1", "0"});  // as snarkjs writes infinity
   return json::array({p.x.to_decimal(), p.y.to_decimal(), "1"});
 }
 
 template <class Curve>
 json g2_json(std::span<const std::byte> bytes) {
   const auto p = math::decode_point<typename Curve::G2>(bytes.data());
-  if (p.infinity) return json::array({json::array({"0", "0"}), json::array({"1", "0"}), json::array({"0", "0"})});
+  if (p.is_identity()) return json::array({json::array({"0", "0"}), json::array({"1", "0"}), json::array({"0", "0"})});
   return json::array({json::array({p.x.c0.to_decimal(), p.x.c1.to_decimal()}),
                       json::array({p.y.c0.to_decimal(), p.y.c1.to_decimal()}), json::array({"1", "0"})});
 }

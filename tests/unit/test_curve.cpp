@@ -16,7 +16,7 @@ template <class Group, class Fr>
 void check_group_laws(const Affine<Group>& gen) {
   using J = Jacobian<Group>;
   REQUIRE(gen.on_curve());
-  REQUIRE_FALSE(gen.infinity);
+  REQUIRE_FALSE(gen.is_identity());
   const J g = J::from(gen);
   // The generator has order r.
   REQUIRE(g.mul(Fr::P).is_identity());
@@ -72,5 +72,5 @@ TEMPLATE_TEST_CASE("point encoding round trip", "[curve]", Bn254, Bls12_381) {
   REQUIRE(decode_point<G1>(buf.data()) == p);
   encode_point(Affine<G1>::identity(), buf.data());
   for (size_t i = 0; i < point_bytes<G1>(); ++i) REQUIRE(buf[i] == std::byte{0});
-  REQUIRE(decode_point<G1>(buf.data()).infinity);
+  REQUIRE(decode_point<G1>(buf.data()).is_identity());
 }

@@ -122,7 +122,7 @@ class FixedBaseTable {
       for (size_t i = 0; i < n; ++i) {
         prefix[i] = acc;
         const uint32_t d = window_digit(k[i], pos, c_);
-        if (d == 0 || out[i].infinity) continue;
+        if (d == 0 || out[i].is_identity()) continue;
         const F den = row[d - 1].x - out[i].x;
         if (!den.is_zero()) acc *= den;  // equal x (P = ±T) cannot happen for k < r; see below
       }
@@ -132,7 +132,7 @@ class FixedBaseTable {
         if (d == 0) continue;
         const A& t = row[d - 1];
         A& p = out[i];
-        if (p.infinity) {
+        if (p.is_identity()) {
           p = t;
           continue;
         }

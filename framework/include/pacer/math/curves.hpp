@@ -147,7 +147,7 @@ Affine<Group> decode_point(const std::byte* p) {
 template <class Group>
 void encode_point(const Affine<Group>& a, std::byte* p) {
   constexpr size_t n = point_bytes<Group>();
-  if (a.infinity) {
+  if (a.is_identity()) {
     std::memset(p, 0, n);
     return;
   }

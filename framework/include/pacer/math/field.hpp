@@ -13,7 +13,12 @@
 #include "pacer/math/field_adx.hpp"
 
 // Hot arithmetic must inline into the MSM/NTT loops; GCC otherwise keeps these out of line.
+// Not in sanitizer or unoptimised builds, where forced inlining only multiplies compile time.
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
 #define PACER_HOT __attribute__((always_inline))
+#else
+#define PACER_HOT
+#endif
 
 namespace pacer::math {
 
