@@ -1,0 +1,109 @@
+// Kernel benchmark (a program, not a test): times the CPU backend's building blocks in isolation
+// so that a change to one of them can be measured without a whole proof.
+//   pacer_bench_kernels [log2 n = 16] [threads = all] [repeats = 3]
+// Prints one line per kernel: best-of-repeats wall time and a per-element figure.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "pacer/dev/fixed_base.hpp"
+#include "pacer/math/curves.hpp"
+#include "pacer/math/msm.hpp"
+#include "pacer/math/ntt.hpp"
+#include "pacer/thread_pool.hpp"
+
+using namespace pacer;
+using namespace pacer::math;
+
+namespace {
+
+template <class Fn>
+double best_seconds(int repeats, Fn&& fn) {
+  double best = 1e300;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+// n distinct points G·(k + i): consecutive additions, then one batch normalisation.
+template <class Group>
+std::vector<Affine<Group>> points(const Affine<Group>& gen, size_t n) {
+  std::vector<Jacobian<Group>> jac(n);
+  Jacobian<Group> step = Jacobian<Group>::from(gen), acc = step.mul(Limbs<1>{12345});
+  for (auto& p : jac) {
+    p = acc;
+    acc = acc.add_affine(gen);
+  }
+  std::vector<Affine<Group>> out(n);
+  dev::batch_to_affine<Group>(jac, out);
+  return out;
+}
+
+template <class Fr>
+std::vector<Fr256> scalars(size_t n, std::mt19937_64& rng) {
+  std::vector<Fr256> s(n);
+  for (auto& k : s) {
+    for (auto& l : k) l = rng();
+    k[3] &= (~uint64_t(0)) >> 3;  // below r for both curves' scalar fields
+  }
+  return s;
+}
+
+template <class F>
+double field_mul_ns() {
+  F xs[8], b = F::from_u64(0x1234567);
+  for (int i = 0; i < 8; ++i) xs[i] = F::from_u64(i + 3);
+  const int rounds = 2000000;
+  double s = best_seconds(3, [&] {
+    for (int i = 0; i < rounds; ++i)
+      for (auto& x : xs) x = x * b;
+  });
+  if (xs[0].is_zero()) std::puts("");  // keeps the loop
+  return s * 1e9 / (8.0 * rounds);
+}
+
+template <class Curve>
+void run_curve(const char* name, size_t n, ThreadPool& pool, int repeats) {
+  std::mt19937_64 rng(7);
+  auto k = scalars<typename Curve::Fr>(n, rng);
+  std::printf("%s  Fq mul %.2f ns, Fr mul %.2f ns\n", name, field_mul_ns<typename Curve::Fq>(),
+              field_mul_ns<typename Curve::Fr>());
+  auto g1 = points<typename Curve::G1>(Curve::g1_generator(), n);
+  double t = best_seconds(repeats, [&] { (void)msm<typename Curve::G1>(g1, k, &pool); });
+  std::printf("%s  G1 MSM n=%zu: %8.1f ms  (%.0f ns/point)\n", name, n, t * 1e3, t * 1e9 / double(n));
+  auto g2 = points<typename Curve::G2>(Curve::g2_generator(), n);
+  t = best_seconds(repeats, [&] { (void)msm<typename Curve::G2>(g2, k, &pool); });
+  std::printf("%s  G2 MSM n=%zu: %8.1f ms  (%.0f ns/point)\n", name, n, t * 1e3, t * 1e9 / double(n));
+  using Fr = typename Curve::Fr;
+  Radix2Domain<Fr> domain(n, Curve::two_adicity);
+  std::vector<Fr> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = Fr::from_u64(i * 31 + 7);
+  t = best_seconds(repeats, [&] { domain.ntt(v, &pool); });
+  std::printf("%s  NTT n=%zu: %8.1f ms\n", name, n, t * 1e3);
+  t = best_seconds(repeats, [&] { domain.to_odd_coset(v, &pool); });
+  std::printf("%s  odd coset (iNTT, shift, NTT) n=%zu: %8.1f ms\n", name, n, t * 1e3);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const unsigned log_n = argc > 1 ? unsigned(std::atoi(argv[1])) : 16;
+  const unsigned threads = argc > 2 ? unsigned(std::atoi(argv[2])) : 0;
+  const int repeats = argc > 3 ? std::atoi(argv[3]) : 3;
+  if (log_n < 1 || log_n > 26 || repeats < 1) {
+    std::fprintf(stderr, "usage: pacer_bench_kernels [log2 n, 1..26] [threads] [repeats]\n");
+    return 2;
+  }
+  ThreadPool pool(threads);
+  std::printf("threads %u, n = 2^%u, best of %d\n", pool.size(), log_n, repeats);
+  const size_t n = size_t(1) << log_n;
+  const char* only = std::getenv("PACER_BENCH_CURVE");
+  if (!only || std::string_view(only) == "bn254") run_curve<Bn254>("bn254", n, pool, repeats);
+  if (!only || std::string_view(only) == "bls12_381") run_curve<Bls12_381>("bls12_381", n, pool, repeats);
+}
