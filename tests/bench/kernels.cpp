@@ -35,7 +35,7 @@ double best_seconds(int repeats, Fn&& fn) {
 template <class Group>
 std::vector<Affine<Group>> points(const Affine<Group>& gen, size_t n) {
   std::vector<Jacobian<Group>> jac(n);
-  Jacobian<Group> step = Jacobian<Group>::from(gen), acc = step.mul(Limbs<1>{12345});
+  Jacobian<Group> acc = Jacobian<Group>::from(gen).mul(Limbs<1>{12345});
   for (auto& p : jac) {
     p = acc;
     acc = acc.add_affine(gen);
@@ -45,7 +45,6 @@ std::vector<Affine<Group>> points(const Affine<Group>& gen, size_t n) {
   return out;
 }
 
-template <class Fr>
 std::vector<Fr256> scalars(size_t n, std::mt19937_64& rng) {
   std::vector<Fr256> s(n);
   for (auto& k : s) {
@@ -71,7 +70,7 @@ double field_mul_ns() {
 template <class Curve>
 void run_curve(const char* name, size_t n, ThreadPool& pool, int repeats) {
   std::mt19937_64 rng(7);
-  auto k = scalars<typename Curve::Fr>(n, rng);
+  auto k = scalars(n, rng);
   std::printf("%s  Fq mul %.2f ns, Fr mul %.2f ns\n", name, field_mul_ns<typename Curve::Fq>(),
               field_mul_ns<typename Curve::Fr>());
   auto g1 = points<typename Curve::G1>(Curve::g1_generator(), n);

@@ -24,7 +24,7 @@ struct Affine {
   }
   bool is_identity() const { return x.is_zero() && y.is_zero(); }
   bool on_curve() const { return is_identity() || y.sqr() == x.sqr() * x + Group::b(); }
-  Affine operator-() const { return is_identity() ? *this : of(x, -y); }
+  Affine operator-() const { return of(x, -y); }  // -(0, 0) = (0, 0): infinity stays itself
   friend bool operator==(const Affine& a, const Affine& b) { return a.x == b.x && a.y == b.y; }
 };
 

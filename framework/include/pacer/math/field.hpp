@@ -267,10 +267,11 @@ class Fp {
     return pow(e);
   }
 
-  // CIOS Montgomery multiplication a*b*R^-1 mod p, in the "no-carry" form: with the modulus'
-  // top limb below 2^63 - 1 the running sum never needs an (N+1)-th word (cf. gnark-crypto).
+  // The portable product as a call: the fallback when the adx asm is compiled in.
   [[gnu::noinline]] static limbs_t mont_mul_out_of_line(const limbs_t& a, const limbs_t& b) { return mont_mul(a, b); }
 
+  // CIOS Montgomery multiplication a*b*R^-1 mod p, in the "no-carry" form: with the modulus'
+  // top limb below 2^63 - 1 the running sum never needs an (N+1)-th word (cf. gnark-crypto).
   static PACER_HOT constexpr limbs_t mont_mul(const limbs_t& a, const limbs_t& b) {
     static_assert(P[N - 1] < (~uint64_t(0) >> 1) - 1, "no-carry CIOS needs a spare top bit");
     limbs_t t{};
