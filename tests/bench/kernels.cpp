@@ -1,12 +1,15 @@
 // Kernel benchmark (a program, not a test): times the CPU backend's building blocks in isolation
 // so that a change to one of them can be measured without a whole proof.
 //   pacer_bench_kernels [log2 n = 16] [threads = all] [repeats = 3]
+// Environment: PACER_BENCH_CURVE=bn254|bls12_381 and PACER_BENCH_ONLY=field,g1,g2,ntt (a
+// comma-separated subset; default all) narrow the run, e.g. for a profiler.
 // Prints one line per kernel: best-of-repeats wall time and a per-element figure.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include "pacer/dev/fixed_base.hpp"
@@ -67,26 +70,45 @@ double field_mul_ns() {
   return s * 1e9 / (8.0 * rounds);
 }
 
+bool wanted(const char* kernel) {
+  const char* only = std::getenv("PACER_BENCH_ONLY");
+  if (!only) return true;
+  std::string_view list(only), name(kernel);
+  for (size_t pos = 0; pos <= list.size();) {
+    size_t end = std::min(list.find(',', pos), list.size());
+    if (list.substr(pos, end - pos) == name) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
 template <class Curve>
 void run_curve(const char* name, size_t n, ThreadPool& pool, int repeats) {
   std::mt19937_64 rng(7);
   auto k = scalars(n, rng);
-  std::printf("%s  Fq mul %.2f ns, Fr mul %.2f ns\n", name, field_mul_ns<typename Curve::Fq>(),
-              field_mul_ns<typename Curve::Fr>());
-  auto g1 = points<typename Curve::G1>(Curve::g1_generator(), n);
-  double t = best_seconds(repeats, [&] { (void)msm<typename Curve::G1>(g1, k, &pool); });
-  std::printf("%s  G1 MSM n=%zu: %8.1f ms  (%.0f ns/point)\n", name, n, t * 1e3, t * 1e9 / double(n));
-  auto g2 = points<typename Curve::G2>(Curve::g2_generator(), n);
-  t = best_seconds(repeats, [&] { (void)msm<typename Curve::G2>(g2, k, &pool); });
-  std::printf("%s  G2 MSM n=%zu: %8.1f ms  (%.0f ns/point)\n", name, n, t * 1e3, t * 1e9 / double(n));
-  using Fr = typename Curve::Fr;
-  Radix2Domain<Fr> domain(n, Curve::two_adicity);
-  std::vector<Fr> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = Fr::from_u64(i * 31 + 7);
-  t = best_seconds(repeats, [&] { domain.ntt(v, &pool); });
-  std::printf("%s  NTT n=%zu: %8.1f ms\n", name, n, t * 1e3);
-  t = best_seconds(repeats, [&] { domain.to_odd_coset(v, &pool); });
-  std::printf("%s  odd coset (iNTT, shift, NTT) n=%zu: %8.1f ms\n", name, n, t * 1e3);
+  if (wanted("field"))
+    std::printf("%s  Fq mul %.2f ns, Fr mul %.2f ns\n", name, field_mul_ns<typename Curve::Fq>(),
+                field_mul_ns<typename Curve::Fr>());
+  if (wanted("g1")) {
+    auto g1 = points<typename Curve::G1>(Curve::g1_generator(), n);
+    double t = best_seconds(repeats, [&] { (void)msm<typename Curve::G1>(g1, k, &pool); });
+    std::printf("%s  G1 MSM n=%zu: %8.1f ms  (%.0f ns/point)\n", name, n, t * 1e3, t * 1e9 / double(n));
+  }
+  if (wanted("g2")) {
+    auto g2 = points<typename Curve::G2>(Curve::g2_generator(), n);
+    double t = best_seconds(repeats, [&] { (void)msm<typename Curve::G2>(g2, k, &pool); });
+    std::printf("%s  G2 MSM n=%zu: %8.1f ms  (%.0f ns/point)\n", name, n, t * 1e3, t * 1e9 / double(n));
+  }
+  if (wanted("ntt")) {
+    using Fr = typename Curve::Fr;
+    Radix2Domain<Fr> domain(n, Curve::two_adicity);
+    std::vector<Fr> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = Fr::from_u64(i * 31 + 7);
+    double t = best_seconds(repeats, [&] { domain.ntt(v, &pool); });
+    std::printf("%s  NTT n=%zu: %8.1f ms\n", name, n, t * 1e3);
+    t = best_seconds(repeats, [&] { domain.to_odd_coset(v, &pool); });
+    std::printf("%s  odd coset (iNTT, shift, NTT) n=%zu: %8.1f ms\n", name, n, t * 1e3);
+  }
 }
 
 }  // namespace
