@@ -39,8 +39,9 @@ inline size_t scalar_bits(std::span<const Fr256> scalars) {
 
 // Affine buckets filled through batches of independent additions (no bucket twice in a batch);
 // the denominators of a batch are inverted together (Montgomery's trick). A point whose bucket is
-// already in the pending batch goes to that bucket's Jacobian twin instead of waiting: no queue,
-// so hot buckets (repeated digits) cost a mixed addition, never a stall or a re-scan.
+// already in the pending batch waits in a short deferred list and joins the next batch (a mixed
+// Jacobian addition costs twice a batched one); once that list is full, further such points go
+// to the bucket's Jacobian twin, so hot buckets (many equal digits) never stall or re-scan.
 template <class Group>
 class AffineBuckets {
  public:
@@ -49,33 +50,31 @@ class AffineBuckets {
   using J = Jacobian<Group>;
 
   explicit AffineBuckets(size_t count)
-      : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(std::clamp<size_t>(count / 8, 16, 512)) {
-    batch_bucket_.reserve(batch_limit_);
-    batch_point_.reserve(batch_limit_);
-    scratch_.resize(batch_limit_);
+      : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(std::clamp<size_t>(count / 4, 16, 1024)) {
+    batch_bucket_.reserve(2 * batch_limit_);
+    batch_point_.reserve(2 * batch_limit_);
+    deferred_.reserve(batch_limit_);
+    replay_.reserve(batch_limit_);
+    scratch_.resize(2 * batch_limit_);
   }
 
   // Bucket indices are random: fetching the line a few points ahead hides the cache miss.
   void prefetch(uint32_t b) const { __builtin_prefetch(&buckets_[b], 1); }
 
   void add(uint32_t b, const A& p) {
-    if (busy_[b]) {
-      overflow_[b] = overflow_[b].add_affine(p);
-      return;
+    insert(b, p);
+    while (batch_bucket_.size() >= batch_limit_) {
+      flush();
+      replay_deferred();
     }
-    if (buckets_[b].is_identity()) {
-      buckets_[b] = p;
-      return;
-    }
-    busy_[b] = 1;
-    batch_bucket_.push_back(b);
-    batch_point_.push_back(p);
-    if (batch_bucket_.size() == batch_limit_) flush();
   }
 
   // Σ_{d} (d+1)·bucket_d, running sum from the top bucket down; applies what is pending first.
   J weighted_sum() {
-    flush();
+    while (!batch_bucket_.empty() || !deferred_.empty()) {
+      flush();
+      replay_deferred();
+    }
     J running, sum;
     for (size_t d = buckets_.size(); d-- > 0;) {
       running = running.add_affine(buckets_[d]);
@@ -86,9 +85,38 @@ class AffineBuckets {
   }
 
  private:
+  struct Deferred {
+    uint32_t bucket;
+    A point;
+  };
+
+  void insert(uint32_t b, const A& p) {
+    if (busy_[b]) {
+      if (deferred_.size() < batch_limit_) deferred_.push_back({b, p});
+      else overflow_[b] = overflow_[b].add_affine(p);
+      return;
+    }
+    if (buckets_[b].is_identity()) {
+      buckets_[b] = p;
+      return;
+    }
+    busy_[b] = 1;
+    batch_bucket_.push_back(b);
+    batch_point_.push_back(p);
+  }
+
+  // After a flush every bucket is free again: the deferred points start the next batch (those
+  // that meet their bucket twice in the list wait once more).
+  void replay_deferred() {
+    replay_.swap(deferred_);
+    for (const auto& d : replay_) insert(d.bucket, d.point);
+    replay_.clear();
+  }
+
   void flush() {
     const size_t n = batch_bucket_.size();
     if (n == 0) return;
+    if (scratch_.size() < n) scratch_.resize(n);
     // Prefix products of the denominators x_P - x_B; equal x (doubling or cancellation) is rare
     // and handled apart, with a 1 in its slot so the batch inversion stays valid.
     F acc = F::one();
@@ -126,6 +154,7 @@ class AffineBuckets {
   std::vector<uint32_t> batch_bucket_;
   std::vector<A> batch_point_;
   std::vector<F> scratch_;
+  std::vector<Deferred> deferred_, replay_;
 };
 
 // Σ_{d=1..count} d·B_d as a running sum from the top bucket down.
