@@ -202,8 +202,16 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
   const bool batched = n >= kMsmBatchAffineMin;
   // Signed digits are stored as int16: |d| <= 2^(c-1) needs c <= 15.
   const unsigned c = batched ? detail::best_window(n, true, 6.5, 27, bits, 15) : msm_window_bits(n);
-  // Signed digits need one more window for the final carry.
-  const size_t windows = (bits + (batched ? 1 : 0) + c - 1) / c;
+  // Signed digits need one more bit for the final carry. Windows of (nearly) equal widths, at
+  // most c: a narrow top window would send all its points to a few hot buckets.
+  const size_t covered = bits + (batched ? 1 : 0);
+  const size_t windows = (covered + c - 1) / c;
+  std::vector<unsigned> width(windows), offset(windows);
+  for (size_t w = 0, off = 0; w < windows; ++w) {
+    width[w] = unsigned(covered / windows + (w < covered % windows ? 1 : 0));
+    offset[w] = unsigned(off);
+    off += width[w];
+  }
   const size_t threads = pool ? pool->size() : 1;
   // Enough chunks that every thread has work, but each long enough to amortise its buckets.
   size_t chunks = std::max<size_t>(1, std::min((2 * threads + windows - 1) / windows, n / (size_t(1) << c) + 1));
@@ -222,11 +230,11 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
     digits.resize(n * windows);
     const size_t dchunk = 1 << 12;
     run((n + dchunk - 1) / dchunk, [&](size_t ch) {
-      const int32_t half = int32_t(1) << (c - 1), full = int32_t(1) << c;
       for (size_t i = ch * dchunk, e = std::min(n, i + dchunk); i < e; ++i) {
         int32_t carry = 0;
         for (size_t w = 0; w < windows; ++w) {
-          int32_t d = int32_t(detail::scalar_digit(scalars[i], w * c, c)) + carry;
+          const int32_t half = int32_t(1) << (width[w] - 1), full = int32_t(1) << width[w];
+          int32_t d = int32_t(detail::scalar_digit(scalars[i], offset[w], width[w])) + carry;
           carry = d > half ? 1 : 0;  // d in (2^(c-1), 2^c] becomes d - 2^c, borrowing from above
           digits[w * n + i] = int16_t(d - carry * full);
         }
@@ -240,7 +248,7 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
     const size_t w = t / chunks, ch = t % chunks;
     const size_t begin = ch * chunk_len, end = std::min(n, begin + chunk_len);
     if (batched) {
-      detail::AffineBuckets<Group> buckets(size_t(1) << (c - 1));
+      detail::AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1));
       const int16_t* dw = digits.data() + w * n;
       constexpr size_t kAhead = 8;
       for (size_t i = begin; i < end; ++i) {
@@ -252,10 +260,10 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
       }
       partial[t] = buckets.weighted_sum();
     } else {
-      std::vector<J> buckets((size_t(1) << c) - 1);
+      std::vector<J> buckets((size_t(1) << width[w]) - 1);
       for (size_t i = begin; i < end; ++i) {
         if (bases[i].is_identity()) continue;
-        uint32_t d = detail::scalar_digit(scalars[i], w * c, c);
+        uint32_t d = detail::scalar_digit(scalars[i], offset[w], width[w]);
         if (d) buckets[d - 1] = buckets[d - 1].add_affine(bases[i]);
       }
       partial[t] = detail::sum_buckets<Group>(buckets);
@@ -264,7 +272,7 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
 
   J acc;
   for (size_t w = windows; w-- > 0;) {
-    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+    for (unsigned i = 0; i < width[w]; ++i) acc = acc.dbl();
     for (size_t ch = 0; ch < chunks; ++ch) acc += partial[w * chunks + ch];
   }
   return acc;
