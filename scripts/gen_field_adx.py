@@ -13,10 +13,10 @@ def gen(N):
     for j in range(N+1): lines.append(f"xorq {t[j]}, {t[j]}")
     regs = list(range(N+1))  # regs[k] = register index holding accumulator word k (k = 0..N)
     for i in range(N):
-        lines.append(f"movq {8*i}(%[b]), %%rdx")
+        lines.append(f"movq %[b{i}], %%rdx")
         lines.append("xorl %k[z], %k[z]")  # clears CF and OF
         for j in range(N):
-            lines.append(f"mulxq {8*j}(%[a]), %[lo], %[hi]")
+            lines.append(f"mulxq %[a{j}], %[lo], %[hi]")
             lines.append(f"adoxq %[lo], {t[regs[j]]}")
             lines.append(f"adcxq %[hi], {t[regs[j+1]]}")
         lines.append(f"adoxq %[z], {t[regs[N]]}")
@@ -25,7 +25,7 @@ def gen(N):
         lines.append(f"imulq %[inv], %%rdx")
         lines.append("xorl %k[z], %k[z]")
         for j in range(N):
-            lines.append(f"mulxq {8*j}(%[p]), %[lo], %[hi]")
+            lines.append(f"mulxq %[p{j}], %[lo], %[hi]")
             lines.append(f"adcxq %[lo], {t[regs[j]]}")
             lines.append(f"adoxq %[hi], {t[regs[j+1]]}")
         lines.append(f"adcxq %[z], {t[regs[N]]}")
@@ -78,8 +78,10 @@ for N in (4, 6):
         out.append(f'      "{l}\\n\\t"')
     outs = ", ".join(f'[t{i}] "=&r"(t{i})' for i in range(N+1))
     out.append(f'      : {outs}, [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)')
-    out.append(f'      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "rm"(inv), "m"(*(const uint64_t(*)[{N}])a),')
-    out.append(f'        "m"(*(const uint64_t(*)[{N}])b), "m"(*(const uint64_t(*)[{N}])p)')
+    ab = "rm" if N == 4 else "m"  # 4 limbs: values already in registers stay there
+    for name, con in (("a", ab), ("b", ab), ("p", "m")):
+        out.append("      " + (": " if name == "a" else "  ") + ", ".join(f'[{name}{j}] "{con}"({name}[{j}])' for j in range(N)) + ",")
+    out.append('        [inv] "rm"(inv)')
     out.append('      : "rdx", "cc");')
     for k in range(N):
         out.append(f"  r[{k}] = t{regs[k]};")
