@@ -78,7 +78,7 @@ for N in (4, 6):
         out.append(f'      "{l}\\n\\t"')
     outs = ", ".join(f'[t{i}] "=&r"(t{i})' for i in range(N+1))
     out.append(f'      : {outs}, [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)')
-    ab = "rm" if N == 4 else "m"  # 4 limbs: values already in registers stay there
+    ab = "m"
     for name, con in (("a", ab), ("b", ab), ("p", "m")):
         out.append("      " + (": " if name == "a" else "  ") + ", ".join(f'[{name}{j}] "{con}"({name}[{j}])' for j in range(N)) + ",")
     out.append('        [inv] "rm"(inv)')
