@@ -22,7 +22,7 @@ struct Fp2 {
   // Karatsuba: three base multiplications instead of four.
   friend PACER_HOT constexpr Fp2 operator*(const Fp2& a, const Fp2& b) {
     F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
-    return {t0 - t1, (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1};
+    return {t0 - t1, F::sum_as_factor(a.c0, a.c1) * F::sum_as_factor(b.c0, b.c1) - t0 - t1};
   }
   PACER_HOT Fp2& operator+=(const Fp2& b) { return *this = *this + b; }
   PACER_HOT Fp2& operator-=(const Fp2& b) { return *this = *this - b; }
@@ -30,7 +30,7 @@ struct Fp2 {
   PACER_HOT constexpr Fp2 dbl() const { return *this + *this; }
   PACER_HOT constexpr Fp2 sqr() const {  // (a+b)(a-b), 2ab
     F ab = c0 * c1;
-    return {(c0 + c1) * (c0 - c1), ab + ab};
+    return {F::sum_as_factor(c0, c1) * (c0 - c1), ab + ab};
   }
   constexpr Fp2 inv() const {  // conj / norm
     F n = (c0.sqr() + c1.sqr()).inv();

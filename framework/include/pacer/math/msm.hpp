@@ -56,6 +56,7 @@ class AffineBuckets {
     deferred_.reserve(batch_limit_);
     replay_.reserve(batch_limit_);
     scratch_.resize(2 * batch_limit_);
+    den_.resize(2 * batch_limit_);
   }
 
   // Bucket indices are random: fetching the line a few points ahead hides the cache miss.
@@ -116,22 +117,25 @@ class AffineBuckets {
   void flush() {
     const size_t n = batch_bucket_.size();
     if (n == 0) return;
-    if (scratch_.size() < n) scratch_.resize(n);
-    // Prefix products of the denominators x_P - x_B; equal x (doubling or cancellation) is rare
-    // and handled apart, with a 1 in its slot so the batch inversion stays valid.
+    if (scratch_.size() < n) {
+      scratch_.resize(n);
+      den_.resize(n);
+    }
+    // Prefix products of the denominators x_P - x_B, kept in den_ for the second pass; a zero one
+    // (equal x: doubling or cancellation, rare) is left out of the product and handled apart.
     F acc = F::one();
     for (size_t k = 0; k < n; ++k) {
-      F den = batch_point_[k].x - buckets_[batch_bucket_[k]].x;
-      if (den.is_zero()) den = F::one();
+      const F den = batch_point_[k].x - buckets_[batch_bucket_[k]].x;
+      den_[k] = den;
       scratch_[k] = acc;
-      acc = acc * den;
+      if (!den.is_zero()) acc = acc * den;
     }
     F inv = acc.inv();
     for (size_t k = n; k-- > 0;) {
       A& b = buckets_[batch_bucket_[k]];
       const A& p = batch_point_[k];
       busy_[batch_bucket_[k]] = 0;
-      F den = p.x - b.x;
+      const F& den = den_[k];
       if (den.is_zero()) {
         b = (b.y == p.y && !b.y.is_zero()) ? J::from(b).dbl().to_affine() : A::identity();  // 2P or P-P
         continue;
@@ -153,7 +157,7 @@ class AffineBuckets {
   size_t batch_limit_;
   std::vector<uint32_t> batch_bucket_;
   std::vector<A> batch_point_;
-  std::vector<F> scratch_;
+  std::vector<F> scratch_, den_;
   std::vector<Deferred> deferred_, replay_;
 };
 
