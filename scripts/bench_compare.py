@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--other", action="append", default=[], metavar="NAME='CMD {zkey} {witness} {proof} {public}'")
     ap.add_argument("--vkey", help="verify each prover's proof once with snarkjs")
     ap.add_argument("--json", help="write the summary here")
+    ap.add_argument("--keep", help="folder for the proofs (default: a fresh temporary folder)")
     args = ap.parse_args()
     if args.runs < 1:
         sys.exit("bench_compare: --runs must be at least 1")
@@ -58,7 +59,8 @@ def main():
         if not os.path.exists(path):
             sys.exit(f"bench_compare: {path} does not exist")
 
-    work = tempfile.mkdtemp(prefix="bench_compare.")
+    work = args.keep or tempfile.mkdtemp(prefix="bench_compare.")
+    os.makedirs(work, exist_ok=True)
     provers = []
     pacer_cmd = [args.pacer, "prove", "--zkey", args.zkey, "--witness", args.witness, "--proof", "{proof}",
                  "--public", "{public}"]

@@ -152,15 +152,16 @@ void read_coefficients(const BinFile& bin, ProvingKey& key) {
     const uint32_t matrix = le::u32(key.coeffs, at);
     const uint32_t constraint = le::u32(key.coeffs, at + 4);
     const uint32_t signal = le::u32(key.coeffs, at + 8);
-    const std::string record = "coefficient record " + std::to_string(i) + ": ";
-    if (matrix > 1) fail(bin.path(), record + "matrix " + std::to_string(matrix) + " is not 0 (A) or 1 (B)");
+    // The message is built only on failure: this loop runs once per coefficient at every key load.
+    const auto record = [i] { return "coefficient record " + std::to_string(i) + ": "; };
+    if (matrix > 1) fail(bin.path(), record() + "matrix " + std::to_string(matrix) + " is not 0 (A) or 1 (B)");
     if (constraint >= key.domain_size)
-      fail(bin.path(), record + "constraint " + std::to_string(constraint) + " is not below domainSize " +
+      fail(bin.path(), record() + "constraint " + std::to_string(constraint) + " is not below domainSize " +
                            std::to_string(key.domain_size));
     if (signal >= key.n_vars)
-      fail(bin.path(), record + "signal " + std::to_string(signal) + " is not below nVars " +
+      fail(bin.path(), record() + "signal " + std::to_string(signal) + " is not below nVars " +
                            std::to_string(key.n_vars));
-    if (!fr256_less_than(le::fr256(key.coeffs, at + 12), r)) fail(bin.path(), record + "value is not below r");
+    if (!fr256_less_than(le::fr256(key.coeffs, at + 12), r)) fail(bin.path(), record() + "value is not below r");
   }
 }
 
