@@ -110,7 +110,7 @@ def main():
               f"| {ratio:.2f} |")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"command": shlex.join(sys.argv), "date_utc": datetime.datetime.utcnow().isoformat() + "Z",
+            json.dump({"command": shlex.join(sys.argv), "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                        "host": platform.node(), "cpus": os.cpu_count(), "provers": rows}, f, indent=1)
 
 
