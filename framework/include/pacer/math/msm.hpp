@@ -72,9 +72,16 @@ class AffineBuckets {
 
   // Σ_{d} (d+1)·bucket_d, running sum from the top bucket down; applies what is pending first.
   J weighted_sum() {
-    while (!batch_bucket_.empty() || !deferred_.empty()) {
-      flush();
+    flush();
+    while (!deferred_.empty()) {
       replay_deferred();
+      // What keeps coming back is a few hot buckets (many equal digits, e.g. a witness of bits):
+      // once a batch would be too small to pay for its inversion, they take Jacobian additions.
+      if (batch_bucket_.size() < kMinDrainBatch) {
+        for (const auto& d : deferred_) overflow_[d.bucket] = overflow_[d.bucket].add_affine(d.point);
+        deferred_.clear();
+      }
+      flush();
     }
     J running, sum;
     for (size_t d = buckets_.size(); d-- > 0;) {
@@ -86,6 +93,8 @@ class AffineBuckets {
   }
 
  private:
+  static constexpr size_t kMinDrainBatch = 16;
+
   struct Deferred {
     uint32_t bucket;
     A point;
