@@ -5,7 +5,7 @@ import sys
 
 # Generates the mulx/adcx/adox Montgomery multiplication for N limbs (operands by name).
 def gen(N):
-    # registers: t0..tN as %[t0]..; a pointer %[a], b pointer %[b], p pointer %[p], inv %[inv]
+    # registers: t0..tN as %[t0]..; limbs a0.., b0.., p0.. as memory operands, inv %[inv];
     # lo/hi temps %[lo] %[hi]; zero in %[z] (rax). rdx implicit.
     t = [f"%[t{i}]" for i in range(N+1)]
     lines = ["xorl %k[z], %k[z]"]
@@ -78,9 +78,9 @@ for N in (4, 6):
         out.append(f'      "{l}\\n\\t"')
     outs = ", ".join(f'[t{i}] "=&r"(t{i})' for i in range(N+1))
     out.append(f'      : {outs}, [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)')
-    ab = "m"
-    for name, con in (("a", ab), ("b", ab), ("p", "m")):
-        out.append("      " + (": " if name == "a" else "  ") + ", ".join(f'[{name}{j}] "{con}"({name}[{j}])' for j in range(N)) + ",")
+    # Memory operands only: "rm" ran out of registers ("impossible constraints") in busy callers.
+    for name in "abp":
+        out.append("      " + (": " if name == "a" else "  ") + ", ".join(f'[{name}{j}] "m"({name}[{j}])' for j in range(N)) + ",")
     out.append('        [inv] "rm"(inv)')
     out.append('      : "rdx", "cc");')
     for k in range(N):

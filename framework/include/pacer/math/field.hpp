@@ -65,50 +65,42 @@ PACER_HOT constexpr bool limbs_is_zero(const Limbs<N>& a) {
   return acc == 0;
 }
 
-// a -= b, returns the borrow.
-template <size_t N>
-PACER_HOT constexpr uint64_t limbs_sub(Limbs<N>& a, const Limbs<N>& b) {
+namespace detail {
+// a += b or a -= b, returning the carry (borrow). At run time on x86-64 one adc/sbb chain through
+// the intrinsics: GCC compiles the u128 form below into stack round trips, ~3x the instructions.
+template <bool kSubtract, size_t N>
+PACER_HOT constexpr uint64_t limbs_carry_chain(Limbs<N>& a, const Limbs<N>& b) {
 #if defined(__x86_64__)
-  if (!std::is_constant_evaluated()) {  // one sbb chain; the u128 form below compiles to ~3x that
-    unsigned char borrow = 0;
-    for (size_t i = 0; i < N; ++i) {
-      unsigned long long d;
-      borrow = _subborrow_u64(borrow, a[i], b[i], &d);
-      a[i] = d;
-    }
-    return borrow;
-  }
-#endif
-  uint64_t borrow = 0;
-  for (size_t i = 0; i < N; ++i) {
-    u128 d = u128(a[i]) - b[i] - borrow;
-    a[i] = uint64_t(d);
-    borrow = uint64_t(d >> 64) & 1;
-  }
-  return borrow;
-}
-
-// a += b, returns the carry.
-template <size_t N>
-PACER_HOT constexpr uint64_t limbs_add(Limbs<N>& a, const Limbs<N>& b) {
-#if defined(__x86_64__)
-  if (!std::is_constant_evaluated()) {  // one adc chain
+  if (!std::is_constant_evaluated()) {
     unsigned char carry = 0;
     for (size_t i = 0; i < N; ++i) {
-      unsigned long long s;
-      carry = _addcarry_u64(carry, a[i], b[i], &s);
-      a[i] = s;
+      unsigned long long r;
+      carry = kSubtract ? _subborrow_u64(carry, a[i], b[i], &r) : _addcarry_u64(carry, a[i], b[i], &r);
+      a[i] = r;
     }
     return carry;
   }
 #endif
   uint64_t carry = 0;
   for (size_t i = 0; i < N; ++i) {
-    u128 s = u128(a[i]) + b[i] + carry;
-    a[i] = uint64_t(s);
-    carry = uint64_t(s >> 64);
+    const u128 r = kSubtract ? u128(a[i]) - b[i] - carry : u128(a[i]) + b[i] + carry;
+    a[i] = uint64_t(r);
+    carry = uint64_t(r >> 64) & 1;
   }
   return carry;
+}
+}  // namespace detail
+
+// a -= b, returns the borrow.
+template <size_t N>
+PACER_HOT constexpr uint64_t limbs_sub(Limbs<N>& a, const Limbs<N>& b) {
+  return detail::limbs_carry_chain<true>(a, b);
+}
+
+// a += b, returns the carry.
+template <size_t N>
+PACER_HOT constexpr uint64_t limbs_add(Limbs<N>& a, const Limbs<N>& b) {
+  return detail::limbs_carry_chain<false>(a, b);
 }
 
 template <size_t N>
@@ -340,42 +332,31 @@ class Fp {
   // one of a, b shrinks each step until one of them is 1. Out of line: inlined into the MSM's
   // flush it costs that hot loop registers.
   [[gnu::noinline]] static constexpr limbs_t binary_inverse(const limbs_t& u) {
-    constexpr auto is_one = [](const limbs_t& a) {
-      uint64_t high = 0;
-      for (size_t i = 1; i < N; ++i) high |= a[i];
-      return a[0] == 1 && high == 0;
-    };
-    constexpr auto shift_right = [](limbs_t& a) {
-      for (size_t i = 0; i + 1 < N; ++i) a[i] = (a[i] >> 1) | (a[i + 1] << 63);
-      a[N - 1] >>= 1;
-    };
-    constexpr auto halve_mod_p = [shift_right](limbs_t& x) {  // x + p < 2^(64N): p has a spare bit
+    constexpr limbs_t one{1};
+    constexpr auto halve_mod_p = [](limbs_t& x) {  // x + p < 2^(64N): p has a spare bit
       if (x[0] & 1) limbs_add(x, P);
-      shift_right(x);
+      x = limbs_shr(x, 1);
     };
-    constexpr auto sub_mod_p = [](limbs_t& x, const limbs_t& y) {
-      if (limbs_sub(x, y)) limbs_add(x, P);
-    };
-    limbs_t a = u, b = P, x1{}, x2{};
-    x1[0] = 1;
-    while (!is_one(a) && !is_one(b)) {
+    // x1, x2 are residues below p: Fp's subtraction is the modular one they need.
+    limbs_t a = u, b = P, x1 = one, x2{};
+    while (a != one && b != one) {
       while ((a[0] & 1) == 0) {
-        shift_right(a);
+        a = limbs_shr(a, 1);
         halve_mod_p(x1);
       }
       while ((b[0] & 1) == 0) {
-        shift_right(b);
+        b = limbs_shr(b, 1);
         halve_mod_p(x2);
       }
       if (limbs_geq(a, b)) {
         limbs_sub(a, b);
-        sub_mod_p(x1, x2);
+        x1 = (from_mont(x1) - from_mont(x2)).v;
       } else {
         limbs_sub(b, a);
-        sub_mod_p(x2, x1);
+        x2 = (from_mont(x2) - from_mont(x1)).v;
       }
     }
-    return is_one(a) ? x1 : x2;
+    return a == one ? x1 : x2;
   }
 
   // x in [0, 2p) -> x mod p, without a data-dependent branch on the comparison.

@@ -55,8 +55,6 @@ class AffineBuckets {
     batch_point_.reserve(2 * batch_limit_);
     deferred_.reserve(batch_limit_);
     replay_.reserve(batch_limit_);
-    scratch_.resize(2 * batch_limit_);
-    den_.resize(2 * batch_limit_);
   }
 
   // Bucket indices are random: fetching the line a few points ahead hides the cache miss.
@@ -126,7 +124,7 @@ class AffineBuckets {
   void flush() {
     const size_t n = batch_bucket_.size();
     if (n == 0) return;
-    if (scratch_.size() < n) {
+    if (scratch_.size() < n) {  // grows to the largest batch (below 2 * batch_limit_) once
       scratch_.resize(n);
       den_.resize(n);
     }
@@ -248,7 +246,7 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
         for (size_t w = 0; w < windows; ++w) {
           const int32_t half = int32_t(1) << (width[w] - 1), full = int32_t(1) << width[w];
           int32_t d = int32_t(detail::scalar_digit(scalars[i], offset[w], width[w])) + carry;
-          carry = d > half ? 1 : 0;  // d in (2^(c-1), 2^c] becomes d - 2^c, borrowing from above
+          carry = d > half ? 1 : 0;  // d in (half, full] becomes d - full, borrowing from above
           digits[w * n + i] = int16_t(d - carry * full);
         }
       }
