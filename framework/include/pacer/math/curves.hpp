@@ -8,6 +8,7 @@
 #include "pacer/math/ec.hpp"
 #include "pacer/math/field.hpp"
 #include "pacer/math/fp2.hpp"
+#include "pacer/math/glv.hpp"
 #include "pacer/types.hpp"
 
 namespace pacer::math {
@@ -26,9 +27,22 @@ struct Bn254 {
   using Fq = Fp<FqParams>;
   using Fr = Fp<FrParams>;
   using Fq2 = Fp2<Fq>;
+  // GLV (glv.hpp), from scripts/glv_constants.py: λ = 0x30644e72e131a029048b6e193fd84104cc37a73fec2bc5e9b8ca0b2d36636f23.
+  static const GlvBasis& glv_basis() {
+    static constexpr GlvBasis basis = {
+        limbs_from_hex<4>("6f4d8248eeb859fc8211bbeb7d4f1128"),
+        limbs_from_hex<4>("ffffffffffffffffffffffffffffffffffffffffffffffff762cda976b2dec1d"),
+        limbs_from_hex<4>("89d3256894d213e3"),
+        limbs_from_hex<4>("6f4d8248eeb859fd0be4e1541221250b"),
+        limbs_from_hex<4>("24ccef014a773d2d25398fd0300ff6565"),
+        limbs_from_hex<4>("2d91d232ec7e0b3d7")};
+    return basis;
+  }
   struct G1 {
     using Field = Fq;
     static Field b() { return Fq::from_u64(3); }
+    static Fq glv_beta() { return Fq::from_std(limbs_from_hex<4>("30644e72e131a0295e6dd9e7e0acccb0c28f069fbb966e3de4bd44e5607cfd48")); }
+    static const GlvBasis& glv_basis() { return Bn254::glv_basis(); }
   };
   struct G2 {
     using Field = Fq2;
@@ -36,6 +50,8 @@ struct Bn254 {
       static const Fq2 value = Fq2(Fq::from_u64(3), Fq::zero()) * Fq2(Fq::from_u64(9), Fq::one()).inv();
       return value;
     }
+    static Fq glv_beta() { return Fq::from_std(limbs_from_hex<4>("59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe")); }
+    static const GlvBasis& glv_basis() { return Bn254::glv_basis(); }
   };
   static constexpr CurveId id = CurveId::bn254;
   static constexpr std::string_view json_name = "bn128";
@@ -65,13 +81,33 @@ struct Bls12_381 {
   using Fq = Fp<FqParams>;
   using Fr = Fp<FrParams>;
   using Fq2 = Fp2<Fq>;
+  // GLV (glv.hpp), from scripts/glv_constants.py: λ = 0x73eda753299d7d483339d80809a1d804a7780001fffcb7fcfffffffe00000001 = -z^2 mod r (r = z^4 - z^2 + 1 = λ^2 + λ + 1).
+  static const GlvBasis& glv_basis() {
+    static constexpr GlvBasis basis = {
+        limbs_from_hex<4>("1"),
+        limbs_from_hex<4>("ffffffffffffffffffffffffffffffff53ba5bfefffe5bfdffffffff00000001"),
+        limbs_from_hex<4>("ac45a4010001a4020000000100000000"),
+        limbs_from_hex<4>("1"),
+        limbs_from_hex<4>("2"),
+        limbs_from_hex<4>("17c6becf1e01faadd63f6e522f6cfee2e")};
+    return basis;
+  }
   struct G1 {
     using Field = Fq;
     static Field b() { return Fq::from_u64(4); }
+    static Fq glv_beta() {
+      return Fq::from_std(limbs_from_hex<6>("5f19672fdf76ce51ba69c6076a0f77eaddb3a93be6f89688de17d813620a00022e01fffffffefffe"));
+    }
+    static const GlvBasis& glv_basis() { return Bls12_381::glv_basis(); }
   };
   struct G2 {
     using Field = Fq2;
     static Field b() { return Fq2(Fq::from_u64(4), Fq::from_u64(4)); }  // 4(1 + u), M-type twist
+    static Fq glv_beta() {
+      return Fq::from_std(limbs_from_hex<6>(
+          "1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac"));
+    }
+    static const GlvBasis& glv_basis() { return Bls12_381::glv_basis(); }
   };
   static constexpr CurveId id = CurveId::bls12_381;
   static constexpr std::string_view json_name = "bls12381";

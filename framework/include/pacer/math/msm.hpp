@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "pacer/math/ec.hpp"
+#include "pacer/math/glv.hpp"
 #include "pacer/thread_pool.hpp"
 #include "pacer/types.hpp"
 
@@ -201,21 +203,29 @@ inline unsigned msm_window_bits(size_t n) { return detail::best_window(n, false,
 // Below this many points the batch machinery does not pay for itself.
 inline constexpr size_t kMsmBatchAffineMin = 64;
 
+namespace detail {
+
+// The points of a batched MSM: the bases, then (with GLV) their images under φ.
 template <class Group>
-Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256> scalars, ThreadPool* pool,
-                    const std::function<void()>* checkpoint = nullptr) {
+struct MsmPoints {
+  std::span<const Affine<Group>> first, second;
+  size_t size() const { return first.size() + second.size(); }
+  const Affine<Group>& operator[](size_t i) const { return i < first.size() ? first[i] : second[i - first.size()]; }
+};
+
+// Pippenger over `points` with signed digits and affine buckets. `scalars_of(u, emit)` calls
+// emit(point index, magnitude, negative) for the scalars of unit u (units = points.size() without
+// GLV, half of it with); every magnitude has at most `bits` bits.
+template <class Group, class ScalarsOf>
+Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, const ScalarsOf& scalars_of,
+                            ThreadPool* pool, const std::function<void()>* checkpoint) {
   using J = Jacobian<Group>;
-  const size_t n = std::min(bases.size(), scalars.size());
-  if (n == 0) return J::identity();
-  scalars = scalars.first(n);
-  const size_t bits = detail::scalar_bits(scalars);
-  if (bits == 0) return J::identity();
-  const bool batched = n >= kMsmBatchAffineMin;
+  const size_t n = points.size();
   // Signed digits are stored as int16: |d| <= 2^(c-1) needs c <= 15.
-  const unsigned c = batched ? detail::best_window(n, true, 6.5, 27, bits, 15) : msm_window_bits(n);
+  const unsigned c = best_window(n, true, 6.5, 27, bits, 15);
   // Signed digits need one more bit for the final carry. Windows of (nearly) equal widths, at
   // most c: a narrow top window would send all its points to a few hot buckets.
-  const size_t covered = bits + (batched ? 1 : 0);
+  const size_t covered = bits + 1;
   const size_t windows = (covered + c - 1) / c;
   std::vector<unsigned> width(windows), offset(windows);
   for (size_t w = 0, off = 0; w < windows; ++w) {
@@ -236,49 +246,40 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
 
   // Signed digits in [-2^(c-1), 2^(c-1)], computed once, stored window-major so that each window
   // task streams 2 bytes per point instead of touching a cache line per point.
-  std::vector<int16_t> digits;
-  if (batched) {
-    digits.resize(n * windows);
-    const size_t dchunk = 1 << 12;
-    run((n + dchunk - 1) / dchunk, [&](size_t ch) {
-      for (size_t i = ch * dchunk, e = std::min(n, i + dchunk); i < e; ++i) {
+  std::vector<int16_t> digits(n * windows);
+  const size_t uchunk = 1 << 12;
+  run((units + uchunk - 1) / uchunk, [&](size_t ch) {
+    for (size_t u = ch * uchunk, e = std::min(units, u + uchunk); u < e; ++u)
+      scalars_of(u, [&](size_t i, const Fr256& k, bool negative) {
         int32_t carry = 0;
         for (size_t w = 0; w < windows; ++w) {
           const int32_t half = int32_t(1) << (width[w] - 1), full = int32_t(1) << width[w];
-          int32_t d = int32_t(detail::scalar_digit(scalars[i], offset[w], width[w])) + carry;
+          int32_t d = int32_t(scalar_digit(k, offset[w], width[w])) + carry;
           carry = d > half ? 1 : 0;  // d in (half, full] becomes d - full, borrowing from above
-          digits[w * n + i] = int16_t(d - carry * full);
+          d -= carry * full;
+          digits[w * n + i] = int16_t(negative ? -d : d);
         }
-      }
-    });
-  }
+      });
+  });
 
   std::vector<J> partial(windows * chunks);
   run(windows * chunks, [&](size_t t) {
     if (checkpoint && *checkpoint) (*checkpoint)();
     const size_t w = t / chunks, ch = t % chunks;
     const size_t begin = ch * chunk_len, end = std::min(n, begin + chunk_len);
-    if (batched) {
-      detail::AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1));
-      const int16_t* dw = digits.data() + w * n;
-      constexpr size_t kAhead = 8;
-      for (size_t i = begin; i < end; ++i) {
-        if (i + kAhead < end && dw[i + kAhead]) buckets.prefetch(uint32_t(std::abs(dw[i + kAhead])) - 1);
-        int32_t d = dw[i];
-        if (d == 0 || bases[i].is_identity()) continue;
-        if (d > 0) buckets.add(uint32_t(d - 1), bases[i]);
-        else buckets.add(uint32_t(-d - 1), -bases[i]);
-      }
-      partial[t] = buckets.weighted_sum();
-    } else {
-      std::vector<J> buckets((size_t(1) << width[w]) - 1);
-      for (size_t i = begin; i < end; ++i) {
-        if (bases[i].is_identity()) continue;
-        uint32_t d = detail::scalar_digit(scalars[i], offset[w], width[w]);
-        if (d) buckets[d - 1] = buckets[d - 1].add_affine(bases[i]);
-      }
-      partial[t] = detail::sum_buckets<Group>(buckets);
+    AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1));
+    const int16_t* dw = digits.data() + w * n;
+    constexpr size_t kAhead = 8;
+    for (size_t i = begin; i < end; ++i) {
+      if (i + kAhead < end && dw[i + kAhead]) buckets.prefetch(uint32_t(std::abs(dw[i + kAhead])) - 1);
+      const int32_t d = dw[i];
+      if (d == 0) continue;
+      const Affine<Group>& p = points[i];
+      if (p.is_identity()) continue;
+      if (d > 0) buckets.add(uint32_t(d - 1), p);
+      else buckets.add(uint32_t(-d - 1), -p);
     }
+    partial[t] = buckets.weighted_sum();
   });
 
   J acc;
@@ -287,6 +288,64 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
     for (size_t ch = 0; ch < chunks; ++ch) acc += partial[w * chunks + ch];
   }
   return acc;
+}
+
+// Few points: unsigned digits, Jacobian buckets, one thread.
+template <class Group>
+Jacobian<Group> small_msm(std::span<const Affine<Group>> bases, std::span<const Fr256> scalars, size_t bits) {
+  using J = Jacobian<Group>;
+  const unsigned c = msm_window_bits(bases.size());
+  J acc;
+  for (size_t w = (bits + c - 1) / c; w-- > 0;) {
+    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+    std::vector<J> buckets((size_t(1) << c) - 1);
+    for (size_t i = 0; i < bases.size(); ++i) {
+      if (bases[i].is_identity()) continue;
+      const uint32_t d = scalar_digit(scalars[i], w * c, c);
+      if (d) buckets[d - 1] = buckets[d - 1].add_affine(bases[i]);
+    }
+    acc += sum_buckets<Group>(buckets);
+  }
+  return acc;
+}
+
+}  // namespace detail
+
+template <class Group>
+Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256> scalars, ThreadPool* pool,
+                    const std::function<void()>* checkpoint = nullptr) {
+  const size_t n = std::min(bases.size(), scalars.size());
+  if (n == 0) return Jacobian<Group>::identity();
+  bases = bases.first(n);
+  scalars = scalars.first(n);
+  const size_t bits = detail::scalar_bits(scalars);
+  if (bits == 0) return Jacobian<Group>::identity();
+  if (n < kMsmBatchAffineMin) return detail::small_msm<Group>(bases, scalars, bits);
+  if constexpr (HasGlv<Group>) {
+    // Scalars that already fit in 128 bits (a witness of small values) gain nothing from a split.
+    if (bits > kGlvBits) {
+      std::vector<Affine<Group>> images(n);
+      const auto beta = Group::glv_beta();
+      auto image = [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) images[i] = glv_endomorphism(bases[i], beta);
+      };
+      const size_t chunk = 1 << 12, tasks = (n + chunk - 1) / chunk;
+      if (pool) pool->parallel_for(tasks, [&](size_t t) { image(t * chunk, std::min(n, t * chunk + chunk)); });
+      else image(0, n);
+      const GlvBasis& basis = Group::glv_basis();
+      auto split = [&](size_t u, const auto& emit) {
+        const GlvSplit s = glv_split(scalars[u], basis);
+        // The bound is a property of the basis (tests/test_glv.cpp); a violation would corrupt the
+        // sum silently, so it is checked rather than assumed.
+        if (s.k1[2] | s.k1[3] | s.k2[2] | s.k2[3]) throw std::logic_error("GLV split exceeds 128 bits");
+        emit(u, s.k1, s.k1_negative);
+        emit(n + u, s.k2, s.k2_negative);
+      };
+      return detail::batched_msm<Group>({bases, images}, n, kGlvBits, split, pool, checkpoint);
+    }
+  }
+  auto plain = [&](size_t u, const auto& emit) { emit(u, scalars[u], false); };
+  return detail::batched_msm<Group>({bases, {}}, n, bits, plain, pool, checkpoint);
 }
 
 }  // namespace pacer::math
