@@ -78,9 +78,18 @@ void check_msm(const Affine<Group>& gen, const std::vector<size_t>& sizes, Threa
 
 TEMPLATE_TEST_CASE("G1 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
   ThreadPool pool(2);
-  check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(),
-                                                          {1, 2, 3, 5, 7, 33, 100, 257, 1000, 4096}, &pool);
-  check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(), {1, 7, 64}, nullptr);
+  // Both bucket-addition paths where this CPU has AVX-512 IFMA; the scalar one everywhere.
+  const bool ifma = detect_ifma();
+  if (!ifma) WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): only the scalar bucket additions are tested");
+  for (const bool use_ifma : {false, true}) {
+    if (use_ifma && !ifma) continue;
+    g_use_ifma_msm = use_ifma;
+    INFO("IFMA bucket additions: " << use_ifma);
+    check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(),
+                                                            {1, 2, 3, 5, 7, 33, 100, 257, 1000, 4096}, &pool);
+    check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(), {1, 7, 64}, nullptr);
+  }
+  g_use_ifma_msm = ifma;
 }
 
 TEMPLATE_TEST_CASE("G2 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {

@@ -14,6 +14,7 @@
 
 #include "pacer/math/ec.hpp"
 #include "pacer/math/glv.hpp"
+#include "pacer/math/msm_ifma.hpp"
 #include "pacer/thread_pool.hpp"
 #include "pacer/types.hpp"
 
@@ -115,6 +116,11 @@ class AffineBuckets {
     batch_point_.push_back(p);
   }
 
+  // b += p for points of equal x: 2P or P - P (rare).
+  static void add_equal_x(A& b, const A& p) {
+    b = (b.y == p.y && !b.y.is_zero()) ? J::from(b).dbl().to_affine() : A::identity();
+  }
+
   // After a flush every bucket is free again: the deferred points start the next batch (those
   // that meet their bucket twice in the list wait once more).
   void replay_deferred() {
@@ -126,6 +132,14 @@ class AffineBuckets {
   void flush() {
     const size_t n = batch_bucket_.size();
     if (n == 0) return;
+#if defined(PACER_HAVE_IFMA_CODE)
+    if constexpr (ifma::supported<Group>()) {
+      if (g_use_ifma_msm) {
+        flush_ifma(n);
+        return;
+      }
+    }
+#endif
     if (scratch_.size() < n) {  // grows to the largest batch (below 2 * batch_limit_) once
       scratch_.resize(n);
       den_.resize(n);
@@ -146,7 +160,7 @@ class AffineBuckets {
       busy_[batch_bucket_[k]] = 0;
       const F& den = den_[k];
       if (den.is_zero()) {
-        b = (b.y == p.y && !b.y.is_zero()) ? J::from(b).dbl().to_affine() : A::identity();  // 2P or P-P
+        add_equal_x(b, p);
         continue;
       }
       F den_inv = inv * scratch_[k];
@@ -159,6 +173,24 @@ class AffineBuckets {
     batch_bucket_.clear();
     batch_point_.clear();
   }
+
+#if defined(PACER_HAVE_IFMA_CODE)
+  void flush_ifma(size_t n) {
+    const size_t groups = (n + 7) / 8;
+    if (equal_x_.size() < 8 * groups) {  // grows to the largest batch once, like scratch_
+      ifma_scratch_.resize(80 * groups);
+      equal_x_.resize(8 * groups);
+    }
+    const size_t equal = ifma::add_batch<Group>(buckets_.data(), batch_bucket_.data(), batch_point_.data(), n,
+                                                ifma_scratch_.data(), equal_x_.data());
+    for (size_t e = 0; e < equal; ++e) add_equal_x(buckets_[batch_bucket_[equal_x_[e]]], batch_point_[equal_x_[e]]);
+    for (const uint32_t b : batch_bucket_) busy_[b] = 0;
+    batch_bucket_.clear();
+    batch_point_.clear();
+  }
+  std::vector<uint64_t> ifma_scratch_;
+  std::vector<uint32_t> equal_x_;
+#endif
 
   std::vector<A> buckets_;
   std::vector<J> overflow_;
