@@ -94,5 +94,13 @@ TEMPLATE_TEST_CASE("G1 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
 
 TEMPLATE_TEST_CASE("G2 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
   ThreadPool pool(2);
-  check_msm<typename TestType::G2, typename TestType::Fr>(test::g2_generator<TestType>(), {1, 3, 7, 50, 300}, &pool);
+  const bool ifma = detect_ifma();
+  if (!ifma) WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): only the scalar bucket additions are tested");
+  for (const bool use_ifma : {false, true}) {
+    if (use_ifma && !ifma) continue;
+    g_use_ifma_msm = use_ifma;
+    INFO("IFMA bucket additions: " << use_ifma);
+    check_msm<typename TestType::G2, typename TestType::Fr>(test::g2_generator<TestType>(), {1, 3, 7, 50, 300}, &pool);
+  }
+  g_use_ifma_msm = ifma;
 }

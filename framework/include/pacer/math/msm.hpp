@@ -178,7 +178,7 @@ class AffineBuckets {
   void flush_ifma(size_t n) {
     const size_t groups = (n + 7) / 8;
     if (equal_x_.size() < 8 * groups) {  // grows to the largest batch once, like scratch_
-      ifma_scratch_.resize(80 * groups);
+      ifma_scratch_.resize(ifma::scratch_words<Group>() * groups);
       equal_x_.resize(8 * groups);
     }
     const size_t equal = ifma::add_batch<Group>(buckets_.data(), batch_bucket_.data(), batch_point_.data(), n,
