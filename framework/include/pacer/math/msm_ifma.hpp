@@ -132,15 +132,17 @@ PACER_IFMA_INLINE Lanes sub(const Lanes& a, const Lanes& b, const Constants& c) 
   return d;
 }
 
-// [0, 2p) to [0, p).
-PACER_IFMA_INLINE Lanes canonical(const Lanes& a, const Constants& c) {
+// a - m where that is not negative, else a: [0, 2p) to [0, p) with m = p.
+PACER_IFMA_INLINE Lanes subtract_if_at_least(const Lanes& a, const __m512i m[5], __m512i mask) {
   Lanes d;
-  for (size_t i = 0; i < 5; ++i) d.l[i] = _mm512_sub_epi64(a.l[i], c.p[i]);
-  normalize(d, c.mask);
+  for (size_t i = 0; i < 5; ++i) d.l[i] = _mm512_sub_epi64(a.l[i], m[i]);
+  normalize(d, mask);
   const __mmask8 keep = _mm512_cmplt_epi64_mask(d.l[4], _mm512_setzero_si512());
   for (size_t i = 0; i < 5; ++i) d.l[i] = _mm512_mask_mov_epi64(d.l[i], keep, a.l[i]);
   return d;
 }
+
+PACER_IFMA_INLINE Lanes canonical(const Lanes& a, const Constants& c) { return subtract_if_at_least(a, c.p, c.mask); }
 
 // a·b·2^-256 mod p, in [0, 2p), for a, b < 2p: the 2^-260 Montgomery product of a and 16b.
 PACER_IFMA_INLINE Lanes mul(const Lanes& a, const Lanes& b, const Constants& c) {
@@ -181,14 +183,10 @@ struct Lanes2 {
 
 // a + b, less 2p where that is at least 2p: [0, 2p) for a, b < 2p.
 PACER_IFMA_INLINE Lanes add(const Lanes& a, const Lanes& b, const Constants& c) {
-  Lanes s, t;
+  Lanes s;
   for (size_t i = 0; i < 5; ++i) s.l[i] = _mm512_add_epi64(a.l[i], b.l[i]);
   normalize(s, c.mask);
-  for (size_t i = 0; i < 5; ++i) t.l[i] = _mm512_sub_epi64(s.l[i], c.two_p[i]);
-  normalize(t, c.mask);
-  const __mmask8 keep = _mm512_cmplt_epi64_mask(t.l[4], _mm512_setzero_si512());
-  for (size_t i = 0; i < 5; ++i) t.l[i] = _mm512_mask_mov_epi64(t.l[i], keep, s.l[i]);
-  return t;
+  return subtract_if_at_least(s, c.two_p, c.mask);
 }
 
 PACER_IFMA_INLINE Lanes2 sub(const Lanes2& a, const Lanes2& b, const Constants& c) {
