@@ -52,8 +52,9 @@ class AffineBuckets {
   using A = Affine<Group>;
   using J = Jacobian<Group>;
 
-  explicit AffineBuckets(size_t count)
-      : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(std::clamp<size_t>(count / 4, 16, 1024)) {
+  explicit AffineBuckets(size_t count) : AffineBuckets(count, std::clamp<size_t>(count / 4, 16, 1024)) {}
+  AffineBuckets(size_t count, size_t batch_limit)
+      : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(batch_limit) {
     batch_bucket_.reserve(2 * batch_limit_);
     batch_point_.reserve(2 * batch_limit_);
     deferred_.reserve(batch_limit_);
@@ -71,7 +72,7 @@ class AffineBuckets {
     }
   }
 
-  // Σ_{d} (d+1)·bucket_d, running sum from the top bucket down; applies what is pending first.
+  // Σ_{d} (d+1)·bucket_d; applies what is pending first.
   J weighted_sum() {
     flush();
     while (!deferred_.empty()) {
@@ -84,6 +85,15 @@ class AffineBuckets {
       }
       flush();
     }
+    const size_t overflowed =
+        size_t(std::count_if(overflow_.begin(), overflow_.end(), [](const J& o) { return !o.is_identity(); }));
+    if (buckets_.size() >= kSegments * kMinSegment && overflowed * 32 <= buckets_.size()) return segmented_sum();
+    return jacobian_sum();
+  }
+
+  // Both bucket sums are public for tests (segmented_sum needs kSegments·kMinSegment buckets).
+  // Running sum from the top bucket down: two Jacobian additions per bucket.
+  J jacobian_sum() const {
     J running, sum;
     for (size_t d = buckets_.size(); d-- > 0;) {
       running = running.add_affine(buckets_[d]);
@@ -93,8 +103,38 @@ class AffineBuckets {
     return sum;
   }
 
+  // The bucket sum as batched affine additions too: kSegments running sums side by side, one per
+  // run of len buckets, advance together, so each step is one batch (one inversion) instead of
+  // two Jacobian additions per bucket (~27 multiplications each): with T_j = Σ (t+1)·B_{j·len+t}
+  // and R_j = Σ B_{j·len+t} over t < len, Σ (d+1)·B_d = Σ T_j + len·Σ j·R_j, the last sum
+  // over only kSegments points. The few Jacobian twins (hot buckets) are weighted one by one.
+  J segmented_sum() const {
+    const size_t len = buckets_.size() / kSegments;
+    AffineBuckets runs(2 * kSegments, 2 * kSegments);  // R_j at j, T_j at kSegments + j
+    for (size_t t = len; t-- > 0;) {
+      for (size_t j = 0; j < kSegments; ++j)
+        if (const A& b = buckets_[j * len + t]; !b.is_identity()) runs.add(uint32_t(j), b);
+      runs.flush();
+      for (size_t j = 0; j < kSegments; ++j)
+        if (const A& r = runs.buckets_[j]; !r.is_identity()) runs.add(uint32_t(kSegments + j), r);
+      runs.flush();
+    }
+    J running, weighted;
+    for (size_t j = kSegments; j-- > 1;) {
+      running = running.add_affine(runs.buckets_[j]);
+      weighted += running;
+    }
+    for (size_t k = len; k > 1; k /= 2) weighted = weighted.dbl();  // len is a power of two
+    for (size_t j = 0; j < kSegments; ++j) weighted = weighted.add_affine(runs.buckets_[kSegments + j]);
+    for (size_t d = 0; d < overflow_.size(); ++d)
+      if (!overflow_[d].is_identity()) weighted += overflow_[d].mul(Limbs<1>{d + 1});
+    return weighted;
+  }
+
  private:
   static constexpr size_t kMinDrainBatch = 16;
+  // Segmented bucket sums from kSegments·kMinSegment buckets on (c >= 12 with signed digits).
+  static constexpr size_t kSegments = 256, kMinSegment = 8;
 
   struct Deferred {
     uint32_t bucket;

@@ -9,7 +9,7 @@
 // divides by 2^(52L), so one factor enters shifted left by s = 52L - 64N bits (4 for BN254, 32 for
 // BLS12-381), and a·2^s·b < 2^(s+2)·p^2 < p·2^(52L) keeps the product below 2p while p < 2^(64N-2).
 //
-// Chosen at run time (cpu_has_ifma()); the scalar flush stays the fallback and the oracle: the MSM
+// Chosen at run time (g_use_ifma_msm); the scalar flush stays the fallback and the oracle: the MSM
 // tests run both.
 #include <algorithm>
 #include <bit>
