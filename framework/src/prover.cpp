@@ -130,6 +130,8 @@ void synthesize(const ProvingKey& key, const Prover::RowIndex& index, const Witn
   auto* fc = reinterpret_cast<Fr*>(c.data());
   const std::byte* base = key.coeffs.data();
   constexpr size_t chunk = 1 << 13;  // rows per task
+  constexpr uint32_t kAhead = 8;
+  const size_t records = index.records.size();
   pool.parallel_for((n + chunk - 1) / chunk, [&](size_t ch) {
     if (checkpoint) checkpoint();
     for (size_t row = ch * chunk, end = std::min(n, row + chunk); row < end; ++row) {
@@ -137,6 +139,11 @@ void synthesize(const ProvingKey& key, const Prover::RowIndex& index, const Witn
       for (int m = 0; m < 2; ++m) {
         const size_t slot = m * n + row;
         for (uint32_t k = index.row_start[slot]; k < index.row_start[slot + 1]; ++k) {
+          // The witness is read at random (tens of MB at 2^20): fetch a few coefficients ahead,
+          // the record two steps before its witness value.
+          if (k + 2 * kAhead < records) __builtin_prefetch(base + size_t(index.records[k + 2 * kAhead]) * record);
+          if (k + kAhead < records)
+            __builtin_prefetch(&w.values[read_u32(base + size_t(index.records[k + kAhead]) * record + 8)]);
           const std::byte* r = base + size_t(index.records[k]) * record;
           Fr coef;
           std::memcpy(coef.v.data(), r + 12, sizeof(Fr256));
