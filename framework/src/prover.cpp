@@ -237,6 +237,7 @@ ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Prover::Ro
   stage.run(Stage::synthesize, uint64_t(key.n_coeffs) * (12 + key.n8r) + 3 * n * sizeof(Fr256),
             [&](const Checkpoint& cp) { synthesize<Fr>(key, index, w, a->span(), b->span(), c->span(), *parts.pool, cp); });
   stage.run(Stage::compute_h, 3 * n * sizeof(Fr256), [&](const Checkpoint& cp) {
+    const ThreadPool::Urgent urgent;  // the H MSM waits for it: ahead of the other MSMs' loops
     backend.compute_h(rk, 0, a->span(), b->span(), c->span(), cp);
   });
   stage.run(Stage::msm_g1, (3ull * key.n_vars + n) * g1_bytes, [&](const Checkpoint& cp) {

@@ -22,10 +22,19 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::submit(std::function<void()> task) {
+thread_local int ThreadPool::Urgent::depth_ = 0;
+
+void ThreadPool::submit(std::function<void()> task) { push(std::move(task), false); }
+
+void ThreadPool::push(std::function<void()> task, bool urgent) {
   {
     std::lock_guard lock(mu_);
-    queue_.push_back(std::move(task));
+    if (urgent) {
+      queue_.push_front({std::move(task), true});
+      urgent_queued_.fetch_add(1);
+    } else {
+      queue_.push_back({std::move(task), false});
+    }
   }
   cv_.notify_one();
 }
@@ -37,7 +46,8 @@ void ThreadPool::worker_loop() {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
-      task = std::move(queue_.front());
+      task = std::move(queue_.front().fn);
+      if (queue_.front().urgent) urgent_queued_.fetch_sub(1);
       queue_.pop_front();
     }
     task();
@@ -49,15 +59,19 @@ namespace {
 struct ForState {
   size_t n;
   const std::function<void(size_t)>* fn;
+  // Set for a helper of an ordinary loop: while urgent tasks wait, it hands its thread back.
+  const std::atomic<size_t>* yield_to = nullptr;
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
   std::mutex mu;
   std::condition_variable cv;
   std::exception_ptr error;
 
-  // Claims indices until none are left; returns when this thread has no more to do.
-  void drain() {
+  // Claims indices until none are left; returns when this thread has no more to do (or, as a
+  // helper that yields, when urgent work waits: the loop's caller and other helpers finish it).
+  void drain(bool helper) {
     for (;;) {
+      if (helper && yield_to && yield_to->load(std::memory_order_relaxed) > 0) return;
       size_t i = next.fetch_add(1);
       if (i >= n) return;
       try {
@@ -84,10 +98,12 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn, u
   auto state = std::make_shared<ForState>();
   state->n = n;
   state->fn = &fn;
+  const bool urgent = Urgent::active();
+  if (!urgent) state->yield_to = &urgent_queued_;
   size_t helpers = std::min(n - 1, workers_.size());
   if (max_threads > 1) helpers = std::min<size_t>(helpers, max_threads - 1);
-  for (size_t h = 0; h < helpers; ++h) submit([state] { state->drain(); });
-  state->drain();
+  for (size_t h = 0; h < helpers; ++h) push([state] { state->drain(true); }, urgent);
+  state->drain(false);
   // Helpers that start after all indices are claimed return at once; fn outlives every call
   // because we wait for `done`, not for the helper tasks.
   std::unique_lock lock(state->mu);

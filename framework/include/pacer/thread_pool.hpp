@@ -1,6 +1,7 @@
 #pragma once
 // The one CPU pool of a host process. parallel_for lets the calling thread work too and claims
 // chunks through an atomic counter, so nested calls from pool threads cannot deadlock.
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -26,10 +27,32 @@ class ThreadPool {
   // Fire-and-forget task (used for overlapping stages of one proof).
   void submit(std::function<void()> task);
 
+  // While one is alive, parallel_for calls made on this thread are urgent: their helper tasks go
+  // to the front of the queue, and helpers of ordinary loops leave at their next index so that a
+  // worker picks the urgent ones up (the loop's own caller always finishes it). A proof's
+  // critical path (compute_h, which the H MSM waits for) no longer queues behind long MSM loops.
+  class Urgent {
+   public:
+    Urgent() { ++depth_; }
+    ~Urgent() { --depth_; }
+    Urgent(const Urgent&) = delete;
+    Urgent& operator=(const Urgent&) = delete;
+    static bool active() { return depth_ > 0; }
+
+   private:
+    static thread_local int depth_;
+  };
+
  private:
+  struct Task {
+    std::function<void()> fn;
+    bool urgent;
+  };
+  void push(std::function<void()> task, bool urgent);
   void worker_loop();
   std::vector<std::thread> workers_;
-  std::deque<std::function<void()>> queue_;
+  std::deque<Task> queue_;
+  std::atomic<size_t> urgent_queued_{0};  // urgent tasks not yet started
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
