@@ -4,6 +4,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <memory>
 #include <new>
 #include <string>
@@ -29,22 +30,44 @@ template <class Group>
 class PointBuffer {
  public:
   PointBuffer() = default;
-  PointBuffer(std::span<const std::byte> bytes, ThreadPool* pool) : size_(bytes.size() / point_bytes<Group>()) {
+  // Every point is checked as it is copied: coordinates below p (the MSM's equal-x test relies on
+  // it) and on the curve. A damaged key fails here, naming the section and point, instead of
+  // giving a wrong proof. (Subgroup membership is not checked: it costs a scalar multiplication.)
+  PointBuffer(std::span<const std::byte> bytes, ThreadPool* pool, const std::string& path, const char* section)
+      : size_(bytes.size() / point_bytes<Group>()) {
     if (size_ == 0) return;
     const size_t size_bytes = (size_ * sizeof(Affine<Group>) + kAlign - 1) / kAlign * kAlign;
     data_.reset(static_cast<Affine<Group>*>(::operator new(size_bytes, std::align_val_t(kAlign))));
 #ifdef MADV_HUGEPAGE
     ::madvise(data_.get(), size_bytes, MADV_HUGEPAGE);  // advice only: fine to be refused
 #endif
+    std::atomic<size_t> first_bad{size_};
     constexpr size_t chunk = 1 << 14;
     pool->parallel_for((size_ + chunk - 1) / chunk, [&](size_t c) {
-      for (size_t i = c * chunk, e = std::min(size_, i + chunk); i < e; ++i)
-        ::new (data_.get() + i) Affine<Group>(decode_point<Group>(bytes.data() + i * point_bytes<Group>()));
+      for (size_t i = c * chunk, e = std::min(size_, i + chunk); i < e; ++i) {
+        const Affine<Group> p = decode_point<Group>(bytes.data() + i * point_bytes<Group>());
+        if (!canonical(p.x) || !canonical(p.y) || !p.on_curve()) {
+          size_t seen = first_bad.load();
+          while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+          }
+        }
+        ::new (data_.get() + i) Affine<Group>(p);
+      }
     });
+    if (first_bad.load() < size_)
+      throw InputError(path + ": section " + section + ", point " + std::to_string(first_bad.load()) +
+                       " is not a point of the curve (coordinates must be below p and satisfy the curve equation): "
+                       "the key is damaged; make or download it again");
   }
   std::span<const Affine<Group>> points() const { return {data_.get(), size_}; }
 
  private:
+  template <class F>
+  static bool canonical(const F& f) {
+    if constexpr (requires { typename F::Base; }) return canonical(f.c0) && canonical(f.c1);
+    else return !limbs_geq(f.v, F::P);
+  }
+
   static constexpr size_t kAlign = size_t(2) << 20;  // a huge page
   static_assert(std::is_trivially_destructible_v<Affine<Group>>);
   struct Free {
@@ -64,11 +87,11 @@ class CpuResidentKey final : public ResidentKey {
   CpuResidentKey(std::shared_ptr<const ProvingKey> key, ThreadPool* pool)
       : key_(std::move(key)),
         domain_(key_->domain_size, Curve::two_adicity),
-        a_(key_->a, pool),
-        b1_(key_->b1, pool),
-        c_(key_->c, pool),
-        h_(key_->h, pool),
-        b2_(key_->b2, pool) {}
+        a_(key_->a, pool, key_->path, "5 (A)"),
+        b1_(key_->b1, pool, key_->path, "6 (B1)"),
+        c_(key_->c, pool, key_->path, "8 (C)"),
+        h_(key_->h, pool, key_->path, "9 (H)"),
+        b2_(key_->b2, pool, key_->path, "7 (B2)") {}
   const ProvingKey& key() const override { return *key_; }
   const Radix2Domain<Fr>& domain() const { return domain_; }
   std::span<const Affine<G1>> basis(Basis b) const {

@@ -3,6 +3,7 @@
 # with exactly one line on stderr that starts "pacer: error:" and names the offending file or key.
 #   usage: bad_input.sh <path to pacer> <source dir> [case ...]
 #   cases: missing_zkey truncated_zkey wrong_magic curve_mismatch witness_size unknown_backend unknown_key
+#          damaged_point
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer; need_config
 
@@ -43,7 +44,25 @@ config_with_unknown_key() {   # [pipeline] $1 = 1
   ' "$CONFIG"
 }
 
-mapfile -t todo < <(cases_or missing_zkey truncated_zkey wrong_magic curve_mismatch witness_size unknown_backend unknown_key)
+# A copy of zkey $1 at $2 whose first point in section 5 (A) has its x coordinate's top byte
+# flipped: off the curve (or not below p), while every size and header still checks out.
+damage_first_a_point() {
+  python3 - "$1" "$2" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+pos = 12
+for _ in range(struct.unpack_from("<I", data, 8)[0]):
+    sid, size = struct.unpack_from("<IQ", data, pos)
+    if sid == 2:
+        n8q = struct.unpack_from("<I", data, pos + 12)[0]
+    if sid == 5:
+        data[pos + 12 + n8q - 1] ^= 0x3F
+    pos += 12 + size
+open(sys.argv[2], "wb").write(data)
+PY
+}
+
+mapfile -t todo < <(cases_or missing_zkey truncated_zkey wrong_magic curve_mismatch witness_size unknown_backend unknown_key damaged_point)
 for c in "${todo[@]}"; do
   out="$WORK/$c"; mkdir -p "$out"
   prove=(prove --config "$CONFIG" --proof "$out/proof.json" --public "$out/public.json")
@@ -70,6 +89,9 @@ for c in "${todo[@]}"; do
       config_with_unknown_key no_such_key >"$out/config.toml"
       expect_error "$c" no_such_key prove --config "$out/config.toml" --zkey "$MUL3_BN/circuit.zkey" \
         --witness "$MUL3_BN/witness.wtns" --proof "$out/proof.json" --public "$out/public.json" ;;
+    damaged_point)
+      damage_first_a_point "$MUL3_BN/circuit.zkey" "$out/damaged.zkey"
+      expect_error "$c" "damaged.zkey: section 5 (A), point 0" "${prove[@]}" --zkey "$out/damaged.zkey" --witness "$MUL3_BN/witness.wtns" ;;
     *) fail "unknown case '$c'" ;;
   esac
 done
