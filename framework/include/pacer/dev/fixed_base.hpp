@@ -43,14 +43,6 @@ void batch_to_affine(std::span<const Jacobian<Group>> in, std::span<Affine<Group
   }
 }
 
-// The c-bit digit of k starting at bit pos (pos < 256, c <= 32).
-inline uint32_t window_digit(const Fr256& k, size_t pos, unsigned c) {
-  const size_t limb = pos / 64, off = pos % 64;
-  uint64_t v = k[limb] >> off;
-  if (off + c > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - off);
-  return uint32_t(v & ((uint64_t(1) << c) - 1));
-}
-
 template <class Group>
 class FixedBaseTable {
  public:
@@ -105,7 +97,7 @@ class FixedBaseTable {
   J mul(const Fr256& k) const {
     J acc;
     for (size_t w = 0; w < windows_; ++w)
-      if (const uint32_t d = window_digit(k, w * c_, c_)) acc = acc.add_affine(table_[w * stride_ + d - 1]);
+      if (const uint32_t d = fr256_window(k, w * c_, c_)) acc = acc.add_affine(table_[w * stride_ + d - 1]);
     return acc;
   }
 
@@ -121,14 +113,14 @@ class FixedBaseTable {
       F acc = F::one();
       for (size_t i = 0; i < n; ++i) {
         prefix[i] = acc;
-        const uint32_t d = window_digit(k[i], pos, c_);
+        const uint32_t d = fr256_window(k[i], pos, c_);
         if (d == 0 || out[i].is_identity()) continue;
         const F den = row[d - 1].x - out[i].x;
         if (!den.is_zero()) acc *= den;  // equal x (P = ±T) cannot happen for k < r; see below
       }
       F inv = acc.inv();
       for (size_t i = n; i-- > 0;) {
-        const uint32_t d = window_digit(k[i], pos, c_);
+        const uint32_t d = fr256_window(k[i], pos, c_);
         if (d == 0) continue;
         const A& t = row[d - 1];
         A& p = out[i];

@@ -22,15 +22,6 @@ namespace pacer::math {
 
 namespace detail {
 
-// c-bit digit of a 256-bit scalar starting at bit `pos`.
-inline uint32_t scalar_digit(const Fr256& k, size_t pos, unsigned c) {
-  size_t limb = pos / 64, off = pos % 64;
-  if (limb >= 4) return 0;
-  uint64_t v = k[limb] >> off;
-  if (off + c > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - off);
-  return uint32_t(v & ((uint64_t(1) << c) - 1));
-}
-
 inline size_t scalar_bits(std::span<const Fr256> scalars) {
   uint64_t top[4] = {0, 0, 0, 0};
   for (const auto& k : scalars)
@@ -326,7 +317,7 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
         int32_t carry = 0;
         for (size_t w = 0; w < windows; ++w) {
           const int32_t half = int32_t(1) << (width[w] - 1), full = int32_t(1) << width[w];
-          int32_t d = int32_t(scalar_digit(k, offset[w], width[w])) + carry;
+          int32_t d = int32_t(fr256_window(k, offset[w], width[w])) + carry;
           carry = d > half ? 1 : 0;  // d in (half, full] becomes d - full, borrowing from above
           d -= carry * full;
           digits[w * n + i] = int16_t(negative ? -d : d);
@@ -373,7 +364,7 @@ Jacobian<Group> small_msm(std::span<const Affine<Group>> bases, std::span<const 
     std::vector<J> buckets((size_t(1) << c) - 1);
     for (size_t i = 0; i < bases.size(); ++i) {
       if (bases[i].is_identity()) continue;
-      const uint32_t d = scalar_digit(scalars[i], w * c, c);
+      const uint32_t d = fr256_window(scalars[i], w * c, c);
       if (d) buckets[d - 1] = buckets[d - 1].add_affine(bases[i]);
     }
     acc += sum_buckets<Group>(buckets);
