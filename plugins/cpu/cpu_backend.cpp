@@ -30,9 +30,9 @@ template <class Group>
 class PointBuffer {
  public:
   PointBuffer() = default;
-  // Every point is checked as it is copied: coordinates below p (the MSM's equal-x test relies on
-  // it) and on the curve. A damaged key fails here, naming the section and point, instead of
-  // giving a wrong proof. (Subgroup membership is not checked: it costs a scalar multiplication.)
+  // Every point is checked as it is copied (is_valid_key_point: the MSM's equal-x test relies on
+  // canonical coordinates). A damaged key fails here, naming the section and point, instead of
+  // giving a wrong proof.
   PointBuffer(std::span<const std::byte> bytes, ThreadPool* pool, const std::string& path, const char* section)
       : size_(bytes.size() / point_bytes<Group>()) {
     if (size_ == 0) return;
@@ -46,7 +46,7 @@ class PointBuffer {
     pool->parallel_for((size_ + chunk - 1) / chunk, [&](size_t c) {
       for (size_t i = c * chunk, e = std::min(size_, i + chunk); i < e; ++i) {
         const Affine<Group> p = decode_point<Group>(bytes.data() + i * point_bytes<Group>());
-        if (!canonical(p.x) || !canonical(p.y) || !p.on_curve()) {
+        if (!is_valid_key_point(p)) {
           size_t seen = first_bad.load();
           while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
           }
@@ -62,12 +62,6 @@ class PointBuffer {
   std::span<const Affine<Group>> points() const { return {data_.get(), size_}; }
 
  private:
-  template <class F>
-  static bool canonical(const F& f) {
-    if constexpr (requires { typename F::Base; }) return canonical(f.c0) && canonical(f.c1);
-    else return !limbs_geq(f.v, F::P);
-  }
-
   static constexpr size_t kAlign = size_t(2) << 20;  // a huge page
   static_assert(std::is_trivially_destructible_v<Affine<Group>>);
   struct Free {

@@ -179,6 +179,21 @@ Affine<Group> decode_point(const std::byte* p) {
   return Affine<Group>::of(decode_field<F>(p), decode_field<F>(p + n / 2));
 }
 
+// A coordinate as a key file may hold it: every Fq limb array below p (Montgomery form of a
+// residue). Arithmetic assumes it; a damaged file can break it.
+template <class F>
+bool is_canonical(const F& f) {
+  if constexpr (requires { typename F::Base; }) return is_canonical(f.c0) && is_canonical(f.c1);
+  else return !limbs_geq(f.v, F::P);
+}
+
+// What every backend checks of a key point it loads: canonical coordinates on the curve (the
+// identity (0, 0) included). Subgroup membership is not checked: it costs a scalar multiplication.
+template <class Group>
+bool is_valid_key_point(const Affine<Group>& p) {
+  return is_canonical(p.x) && is_canonical(p.y) && p.on_curve();
+}
+
 template <class Group>
 void encode_point(const Affine<Group>& a, std::byte* p) {
   constexpr size_t n = point_bytes<Group>();

@@ -268,6 +268,12 @@ inline constexpr size_t kMsmBatchAffineMin = 64;
 
 namespace detail {
 
+// fn(0..tasks) on the pool, or on this thread without one.
+inline void run_tasks(ThreadPool* pool, size_t tasks, const std::function<void(size_t)>& fn) {
+  if (pool) pool->parallel_for(tasks, fn);
+  else for (size_t t = 0; t < tasks; ++t) fn(t);
+}
+
 // The points of a batched MSM: the bases, then (with GLV) their images under φ.
 template <class Group>
 struct MsmPoints {
@@ -302,10 +308,7 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
   const size_t chunk_len = (n + chunks - 1) / chunks;
   chunks = (n + chunk_len - 1) / chunk_len;
 
-  auto run = [&](size_t tasks, const std::function<void(size_t)>& fn) {
-    if (pool) pool->parallel_for(tasks, fn);
-    else for (size_t t = 0; t < tasks; ++t) fn(t);
-  };
+  auto run = [&](size_t tasks, const std::function<void(size_t)>& fn) { run_tasks(pool, tasks, fn); };
 
   // Signed digits in [-2^(c-1), 2^(c-1)], computed once, stored window-major so that each window
   // task streams 2 bytes per point instead of touching a cache line per point.
@@ -389,12 +392,10 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
     if (bits > kGlvBits) {
       std::vector<Affine<Group>> images(n);
       const auto beta = Group::glv_beta();
-      auto image = [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) images[i] = glv_endomorphism(bases[i], beta);
-      };
-      const size_t chunk = 1 << 12, tasks = (n + chunk - 1) / chunk;
-      if (pool) pool->parallel_for(tasks, [&](size_t t) { image(t * chunk, std::min(n, t * chunk + chunk)); });
-      else image(0, n);
+      const size_t chunk = 1 << 12;
+      detail::run_tasks(pool, (n + chunk - 1) / chunk, [&](size_t t) {
+        for (size_t i = t * chunk, e = std::min(n, i + chunk); i < e; ++i) images[i] = glv_endomorphism(bases[i], beta);
+      });
       const GlvBasis& basis = Group::glv_basis();
       auto split = [&](size_t u, const auto& emit) {
         const GlvSplit s = glv_split(scalars[u], basis);
