@@ -56,17 +56,69 @@ void check_ntt(ThreadPool* pool) {
   }
 }
 
+// Runs check() with the scalar odd-coset transform, and again with the IFMA one where the CPU has it.
+template <class Check>
+void for_each_coset_path(const Check& check) {
+  const bool ifma = detect_ifma();
+  if (!ifma) WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): only the scalar NTT is tested");
+  for (const bool use_ifma : {false, true}) {
+    if (use_ifma && !ifma) continue;
+    g_use_ifma_ntt = use_ifma;
+    INFO("IFMA odd coset: " << use_ifma);
+    check();
+  }
+  g_use_ifma_ntt = ifma;
+}
+
+// The IFMA odd coset against the scalar one (itself checked against the naive DFT above), with
+// cache blocks small enough that the out-of-block stages run at these sizes too.
+template <class Curve>
+void check_ifma_coset_against_scalar(ThreadPool* pool) {
+  using Fr = typename Curve::Fr;
+  static_assert(ifma::ntt_supported<Fr>());
+  std::mt19937_64 rng(12);
+  for (size_t n : {64u, 128u, 1024u, 8192u}) {
+    Radix2Domain<Fr> d(n, Curve::two_adicity);
+    std::vector<Fr> in(n);
+    for (auto& x : in) x = Fr::from_std(test::random_below_p<Fr>(rng));
+    in[0] = Fr();  // zero and p-1 are edge values of the lazy reduction
+    in[1] = -Fr::one();
+    auto want = in;
+    g_use_ifma_ntt = false;
+    d.to_odd_coset(want, pool);
+    for (size_t blocks : {size_t(1), size_t(2), size_t(8), ifma::kLocalBlocks}) {
+      INFO("n = " << n << ", cache block " << blocks << " blocks");
+      auto got = in;
+      ifma::odd_coset<Fr>(got, d.coset_tables(), pool, blocks);
+      REQUIRE(got == want);
+    }
+  }
+  g_use_ifma_ntt = detect_ifma();
+}
+
 }  // namespace
 
 TEST_CASE("NTT matches naive DFT (BN254)", "[ntt]") {
   ThreadPool pool(2);
-  check_ntt<Bn254>(nullptr);
-  check_ntt<Bn254>(&pool);
+  for_each_coset_path([&] {
+    check_ntt<Bn254>(nullptr);
+    check_ntt<Bn254>(&pool);
+  });
 }
 
 TEST_CASE("NTT matches naive DFT (BLS12-381)", "[ntt]") {
   ThreadPool pool(2);
-  check_ntt<Bls12_381>(&pool);
+  for_each_coset_path([&] { check_ntt<Bls12_381>(&pool); });
+}
+
+TEMPLATE_TEST_CASE("IFMA odd coset matches the scalar one", "[ntt]", Bn254, Bls12_381) {
+  if (!detect_ifma()) {
+    WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): IFMA odd coset not tested");
+    return;
+  }
+  ThreadPool pool(2);
+  check_ifma_coset_against_scalar<TestType>(nullptr);
+  check_ifma_coset_against_scalar<TestType>(&pool);
 }
 
 TEST_CASE("roots of unity are snarkjs's (5^((r-1)/n))", "[ntt]") {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pacer/math/field.hpp"
+#include "pacer/math/ntt_ifma.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace pacer::math {
@@ -32,6 +33,16 @@ class Radix2Domain {
     coset_ = log_n_ < two_adicity ? five.pow(limbs_shr(r_minus_1, log_n_ + 1)) : Fr::from_u64(25);
     roots_ = powers(omega_, n / 2 > 0 ? n / 2 : 1);
     inv_roots_ = powers(omega_inv_, n / 2 > 0 ? n / 2 : 1);
+    if (ifma::ntt_supported<Fr>() && n >= kIfmaMin) {
+      // Position l·(n/8) + q of the bit-reversed coefficients is scaled by n^-1·g^rev(..) =
+      // (g^8)^rev(q) · n^-1·g^rev3(l) (ntt_ifma.hpp).
+      const unsigned log_m = log_n_ - 3;
+      const auto g8_powers = powers(coset_.pow(Limbs<1>{8}), n / 8);
+      block_scale_.resize(n / 8);
+      for (size_t q = 0; q < n / 8; ++q) block_scale_[q] = g8_powers[reverse_bits(q, log_m)];
+      lane_scale_.resize(8);
+      for (size_t l = 0; l < 8; ++l) lane_scale_[l] = n_inv_ * coset_.pow(Limbs<1>{reverse_bits(l, 3)});
+    }
   }
 
   size_t size() const { return n_; }
@@ -49,6 +60,13 @@ class Radix2Domain {
 
   // In place: evaluations at ω^i -> evaluations at g·ω^i (g = coset generator).
   void to_odd_coset(std::span<Fr> a, ThreadPool* pool) const {
+    if constexpr (ifma::ntt_supported<Fr>()) {
+      if (g_use_ifma_ntt && n_ >= kIfmaMin) {
+        if (a.size() != n_) throw std::invalid_argument("NTT input size does not match the domain");
+        ifma::odd_coset<Fr>(a, coset_tables(), pool);
+        return;
+      }
+    }
     intt(a, pool);
     const size_t chunk = kChunk;
     auto body = [&](size_t c) {
@@ -63,8 +81,20 @@ class Radix2Domain {
     ntt(a, pool);
   }
 
+ // The IFMA odd-coset path's tables (n >= kIfmaMin on a field it supports); public for tests.
+  ifma::CosetTables<Fr> coset_tables() const {
+    return {n_, roots_.data(), inv_roots_.data(), block_scale_.data(), lane_scale_.data()};
+  }
+  static constexpr size_t kIfmaMin = 64;  // eight blocks of eight: one transposed tile
+
  private:
   static constexpr size_t kChunk = 1 << 12;  // butterflies per task: amortises scheduling
+
+  static size_t reverse_bits(size_t x, unsigned bits) {
+    size_t r = 0;
+    for (unsigned b = 0; b < bits; ++b, x >>= 1) r = (r << 1) | (x & 1);
+    return r;
+  }
 
   static std::vector<Fr> powers(const Fr& x, size_t count) {
     std::vector<Fr> v(count);
@@ -117,6 +147,7 @@ class Radix2Domain {
   unsigned log_n_ = 0;
   Fr omega_, omega_inv_, n_inv_, coset_;
   std::vector<Fr> roots_, inv_roots_;
+  std::vector<Fr> block_scale_, lane_scale_;  // IFMA path only
 };
 
 // Spec §6.3: a, b, c hold evaluations on the domain (Montgomery). On return a[i] holds
