@@ -30,7 +30,7 @@ template <class Group>
 class PointBuffer {
  public:
   PointBuffer() = default;
-  // Every point is checked as it is copied (is_valid_key_point: the MSM's equal-x test relies on
+  // Every point is checked once copied (is_valid_key_point: the MSM's equal-x test relies on
   // canonical coordinates). A damaged key fails here, naming the section and point, instead of
   // giving a wrong proof.
   PointBuffer(std::span<const std::byte> bytes, ThreadPool* pool, const std::string& path, const char* section)
@@ -44,14 +44,13 @@ class PointBuffer {
     std::atomic<size_t> first_bad{size_};
     constexpr size_t chunk = 1 << 14;
     pool->parallel_for((size_ + chunk - 1) / chunk, [&](size_t c) {
-      for (size_t i = c * chunk, e = std::min(size_, i + chunk); i < e; ++i) {
-        const Affine<Group> p = decode_point<Group>(bytes.data() + i * point_bytes<Group>());
-        if (!is_valid_key_point(p)) {
-          size_t seen = first_bad.load();
-          while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
-          }
-        }
-        ::new (data_.get() + i) Affine<Group>(p);
+      const size_t begin = c * chunk, end = std::min(size_, begin + chunk);
+      for (size_t i = begin; i < end; ++i)
+        ::new (data_.get() + i) Affine<Group>(decode_point<Group>(bytes.data() + i * point_bytes<Group>()));
+      const size_t bad = begin + first_invalid_key_point<Group>({data_.get() + begin, end - begin});
+      if (bad == end) return;
+      size_t seen = first_bad.load();
+      while (bad < seen && !first_bad.compare_exchange_weak(seen, bad)) {
       }
     });
     if (first_bad.load() < size_)

@@ -74,3 +74,49 @@ TEMPLATE_TEST_CASE("point encoding round trip", "[curve]", Bn254, Bls12_381) {
   for (size_t i = 0; i < point_bytes<G1>(); ++i) REQUIRE(buf[i] == std::byte{0});
   REQUIRE(decode_point<G1>(buf.data()).is_identity());
 }
+
+namespace {
+
+// first_invalid_key_point, scalar and IFMA, against is_valid_key_point one by one: valid points,
+// the identity, and one damaged point (off the curve, or a coordinate at or above p) at each
+// position of a run that spans full and partial groups of eight.
+template <class Group>
+void check_key_point_scan(const Affine<Group>& gen) {
+  using J = Jacobian<Group>;
+  using F = typename Group::Field;
+  std::vector<Affine<Group>> points;
+  J acc = J::from(gen);
+  for (size_t i = 0; i < 21; ++i, acc = acc.add_affine(gen)) points.push_back(i % 7 == 3 ? Affine<Group>() : acc.to_affine());
+  auto damage = [](Affine<Group> p, int how) {
+    if (how == 0) p.y = p.y + F::one();  // off the curve
+    if (how == 1) {                      // x's first limb array set to p: a residue, but not canonical
+      if constexpr (requires { typename F::Base; }) p.x.c0.v = F::Base::P;
+      else p.x.v = F::P;
+    }
+    return p;
+  };
+  const bool ifma = detect_ifma();
+  for (const bool use_ifma : {false, true}) {
+    if (use_ifma && !ifma) continue;
+    g_use_ifma_msm = use_ifma;
+    INFO("IFMA: " << use_ifma);
+    REQUIRE(first_invalid_key_point<Group>(points) == points.size());
+    for (int how : {0, 1})
+      for (size_t at = 0; at < points.size(); ++at) {
+        auto bad = points;
+        bad[at] = damage(bad[at], how);
+        REQUIRE_FALSE(is_valid_key_point(bad[at]));
+        INFO("damage " << how << " at " << at);
+        REQUIRE(first_invalid_key_point<Group>(bad) == at);
+      }
+  }
+  g_use_ifma_msm = ifma;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("key-point scan finds the first invalid point", "[curve]", Bn254, Bls12_381) {
+  if (!detect_ifma()) WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): only the scalar scan is tested");
+  check_key_point_scan<typename TestType::G1>(TestType::g1_generator());
+  check_key_point_scan<typename TestType::G2>(TestType::g2_generator());
+}

@@ -204,6 +204,10 @@ PACER_IFMA_INLINE Lanes<L> add(const Lanes<L>& a, const Lanes<L>& b, const Const
 }
 
 template <size_t L>
+PACER_IFMA_INLINE Lanes2<L> add(const Lanes2<L>& a, const Lanes2<L>& b, const Constants<L>& c) {
+  return {add(a.c0, b.c0, c), add(a.c1, b.c1, c)};
+}
+template <size_t L>
 PACER_IFMA_INLINE Lanes2<L> sub(const Lanes2<L>& a, const Lanes2<L>& b, const Constants<L>& c) {
   return {sub(a.c0, b.c0, c), sub(a.c1, b.c1, c)};
 }

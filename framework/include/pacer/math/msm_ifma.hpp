@@ -10,7 +10,8 @@
 
 namespace pacer::math {
 
-// Tests switch it off to run the scalar flush.
+// The IFMA point code (bucket additions, the key-point check); tests switch it off to run the
+// scalar code.
 inline bool g_use_ifma_msm = detect_ifma();
 
 namespace ifma {
@@ -169,6 +170,29 @@ template <class Group>
     scatter<N>(out, b_at, write, kCoord, y3);
   }
   return equal;
+}
+
+// Bit j (j < count <= 8): points[j] is the identity or on the curve (y^2 = x^3 + b). Only
+// meaningful for canonical coordinates (a lane with others gives some bit: callers reject it anyway).
+template <class Group>
+[[gnu::target("avx512f,avx512ifma")]] __mmask8 on_curve_lanes(const Affine<Group>* points, size_t count) {
+  using F = typename Group::Field;
+  using V = LanesOf<Group>;
+  constexpr size_t N = BaseOf<Group>::N, kPoint = sizeof(Affine<Group>);
+  const auto c = make_constants<BaseOf<Group>>();
+  const __mmask8 lanes = group_lanes(0, count);
+  const __m512i step = _mm512_setr_epi64(0, kPoint, 2 * kPoint, 3 * kPoint, 4 * kPoint, 5 * kPoint, 6 * kPoint, 7 * kPoint);
+  const auto* bytes = reinterpret_cast<const std::byte*>(points);
+  V x, y, b;
+  gather<N>(bytes, step, lanes, 0, c, x);
+  gather<N>(bytes, step, lanes, sizeof(F), c, y);
+  F b8[8];
+  for (auto& e : b8) e = Group::b();
+  from_scalars(b8, c, b);
+  const V rhs = add(mul<N>(mul<N>(x, x, c), x, c), b, c);
+  const __mmask8 on = zero_lanes(canonical(sub(mul<N>(y, y, c), rhs, c), c));
+  const __mmask8 identity = zero_lanes(x) & zero_lanes(y);
+  return __mmask8((on | identity) & lanes);
 }
 
 #endif  // PACER_HAVE_IFMA_CODE
