@@ -152,35 +152,38 @@ PACER_IFMA_INLINE Lanes<L> canonical(const Lanes<L>& a, const Constants<L>& c) {
 }
 
 // a·b·2^(-64N) mod p, in [0, 2p), for a, b < 2p: the 2^(-52L) Montgomery product of a and
-// b·2^s, s = 52L - 64N (4 for BN254, 32 for BLS12-381).
+// b·2^s, s = 52L - 64N (4 for BN254, 32 for BLS12-381). Operand scanning with the reduction
+// interleaved (CIOS): L+1 accumulators live instead of 2L, which spares register spills.
 template <size_t N>
 PACER_IFMA_INLINE Lanes<kLimbs52<N>> mul(const Lanes<kLimbs52<N>>& a, const Lanes<kLimbs52<N>>& b,
                                          const Constants<kLimbs52<N>>& c) {
   constexpr size_t L = kLimbs52<N>;
   constexpr unsigned s = unsigned(52 * L - 64 * N);
   static_assert(s > 0 && s < 52);
-  __m512i bs[L];
-  bs[0] = _mm512_and_si512(shl(b.l[0], s), c.mask);
-  for (size_t i = 1; i < L; ++i) bs[i] = _mm512_and_si512(_mm512_or_si512(shl(b.l[i], s), shr(b.l[i - 1], 52 - s)), c.mask);
   const __m512i zero = _mm512_setzero_si512();
-  __m512i t[2 * L];
+  // A column lives at most L+1 rounds and takes at most four 52-bit halves and a carry in each:
+  // far below 2^64.
+  __m512i t[L + 1];
   for (auto& x : t) x = zero;
-  // Every column collects at most 4L 52-bit halves plus carries: far below 2^64.
-  for (size_t i = 0; i < L; ++i)
-    for (size_t j = 0; j < L; ++j) {
-      t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[j], bs[i]);
-      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[j], bs[i]);
-    }
   for (size_t i = 0; i < L; ++i) {
-    const __m512i m = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[i], c.pinv), c.mask);
+    const __m512i bi =
+        _mm512_and_si512(i == 0 ? shl(b.l[0], s) : _mm512_or_si512(shl(b.l[i], s), shr(b.l[i - 1], 52 - s)), c.mask);
     for (size_t j = 0; j < L; ++j) {
-      t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, c.p[j]);
-      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, c.p[j]);
+      t[j] = _mm512_madd52lo_epu64(t[j], a.l[j], bi);
+      t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a.l[j], bi);
     }
-    t[i + 1] = _mm512_add_epi64(t[i + 1], shr(t[i], 52));  // low 52 bits are zero now
+    const __m512i m = _mm512_madd52lo_epu64(zero, t[0], c.pinv);  // below 2^52 already
+    for (size_t j = 0; j < L; ++j) {
+      t[j] = _mm512_madd52lo_epu64(t[j], m, c.p[j]);
+      t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, c.p[j]);
+    }
+    const __m512i carry = shr(t[0], 52);  // the low 52 bits are zero now: drop the column
+    for (size_t j = 0; j < L; ++j) t[j] = t[j + 1];
+    t[0] = _mm512_add_epi64(t[0], carry);
+    t[L] = zero;
   }
   Lanes<L> r;
-  for (size_t i = 0; i < L; ++i) r.l[i] = t[L + i];
+  for (size_t i = 0; i < L; ++i) r.l[i] = t[i];
   for (size_t i = 0; i + 1 < L; ++i) {
     r.l[i + 1] = _mm512_add_epi64(r.l[i + 1], shr(r.l[i], 52));
     r.l[i] = _mm512_and_si512(r.l[i], c.mask);
@@ -240,6 +243,31 @@ template <size_t L>
 PACER_IFMA_INLINE void set_one(Lanes2<L>& a, __mmask8 m, const Constants<L>& c) {
   set_one(a.c0, m, c);
   for (size_t i = 0; i < L; ++i) a.c1.l[i] = _mm512_mask_mov_epi64(a.c1.l[i], m, _mm512_setzero_si512());
+}
+
+PACER_IFMA_INLINE __m512i index8(long long a, long long b, long long c, long long d, long long e, long long f,
+                                 long long g, long long h) {
+  return _mm512_setr_epi64(a, b, c, d, e, f, g, h);
+}
+
+// r[i] lane j <-> r[j] lane i. (Masked forms throughout: GCC 12's plain unpack and gather start
+// from _mm512_undefined_epi32(), which -Wuninitialized flags once inlined.)
+PACER_IFMA_INLINE void transpose8(__m512i r[8]) {
+  __m512i t[8], s[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm512_maskz_unpacklo_epi64(0xff, r[i], r[i + 1]);      // a0 b0 a2 b2 a4 b4 a6 b6
+    t[i + 1] = _mm512_maskz_unpackhi_epi64(0xff, r[i], r[i + 1]);  // a1 b1 a3 b3 ...
+  }
+  const __m512i lo2 = index8(0, 1, 8, 9, 4, 5, 12, 13), hi2 = index8(2, 3, 10, 11, 6, 7, 14, 15);
+  for (int i : {0, 1, 4, 5}) {
+    s[i] = _mm512_permutex2var_epi64(t[i], lo2, t[i + 2]);      // a0 b0 c0 d0 a4 b4 c4 d4
+    s[i + 2] = _mm512_permutex2var_epi64(t[i], hi2, t[i + 2]);  // a2 b2 c2 d2 a6 b6 c6 d6
+  }
+  const __m512i lo4 = index8(0, 1, 2, 3, 8, 9, 10, 11), hi4 = index8(4, 5, 6, 7, 12, 13, 14, 15);
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm512_permutex2var_epi64(s[i], lo4, s[i + 4]);
+    r[i + 4] = _mm512_permutex2var_epi64(s[i], hi4, s[i + 4]);
+  }
 }
 
 // Scratch: 8L words per Lanes<L>.

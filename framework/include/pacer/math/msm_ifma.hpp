@@ -30,44 +30,8 @@ constexpr bool supported() {
 
 #if defined(PACER_HAVE_IFMA_CODE)
 
-// The coordinate at byte `offset` of the eight points at byte offsets `at` from `base`.
-template <size_t N>
-PACER_IFMA_INLINE void gather(const std::byte* base, __m512i at, __mmask8 lanes, size_t offset,
-                              const Constants<kLimbs52<N>>& c, Lanes<kLimbs52<N>>& out) {
-  __m512i v[N];
-  for (size_t k = 0; k < N; ++k)
-    v[k] = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), lanes, at, base + offset + 8 * k, 1);
-  out = from_64<N>(v, c.mask);
-}
-template <size_t N>
-PACER_IFMA_INLINE void gather(const std::byte* base, __m512i at, __mmask8 lanes, size_t offset,
-                              const Constants<kLimbs52<N>>& c, Lanes2<kLimbs52<N>>& out) {
-  gather<N>(base, at, lanes, offset, c, out.c0);
-  gather<N>(base, at, lanes, offset + 8 * N, c, out.c1);
-}
-
-template <size_t N>
-PACER_IFMA_INLINE void scatter(std::byte* base, __m512i at, __mmask8 lanes, size_t offset, const Lanes<kLimbs52<N>>& a) {
-  __m512i v[N];
-  to_64<N>(a, v);
-  for (size_t k = 0; k < N; ++k) _mm512_mask_i64scatter_epi64(base + offset + 8 * k, lanes, at, v[k], 1);
-}
-template <size_t N>
-PACER_IFMA_INLINE void scatter(std::byte* base, __m512i at, __mmask8 lanes, size_t offset, const Lanes2<kLimbs52<N>>& a) {
-  scatter<N>(base, at, lanes, offset, a.c0);
-  scatter<N>(base, at, lanes, offset + 8 * N, a.c1);
-}
-
 // The lanes of group g that hold one of the n additions.
 inline __mmask8 group_lanes(size_t g, size_t n) { return 8 * g + 8 <= n ? 0xff : __mmask8((1u << (n - 8 * g)) - 1); }
-
-// Byte offsets of group g's buckets; unused lanes point at bucket 0 and are masked off.
-template <size_t kPointBytes>
-PACER_IFMA_INLINE __m512i bucket_offsets(const uint32_t* bucket_of, size_t g, size_t n) {
-  alignas(64) uint64_t at[8] = {};
-  for (size_t j = 0, e = std::min<size_t>(8, n - 8 * g); j < e; ++j) at[j] = uint64_t(bucket_of[8 * g + j]) * kPointBytes;
-  return _mm512_load_si512(at);
-}
 
 // Fq itself, or the Fq under Fq2.
 template <class F>
@@ -87,9 +51,55 @@ inline constexpr bool kExtension = !std::is_same_v<BaseOf<Group>, typename Group
 template <class Group>
 using LanesOf = std::conditional_t<kExtension<Group>, Lanes2<kLimbs52<BaseOf<Group>::N>>, Lanes<kLimbs52<BaseOf<Group>::N>>>;
 
-// Scratch words per group of eight: the prefix product and the denominator.
+// 64-bit words per Lanes/Lanes2 of the group's field, and scratch words per group of eight: the
+// prefix product, the denominator and both points' coordinates (pass 2 reads them back instead of
+// loading and converting the points again).
 template <class Group>
-constexpr size_t scratch_words() { return 2 * 8 * kLimbs52<BaseOf<Group>::N> * (kExtension<Group> ? 2 : 1); }
+constexpr size_t lane_words() { return 8 * kLimbs52<BaseOf<Group>::N> * (kExtension<Group> ? 2 : 1); }
+template <class Group>
+constexpr size_t scratch_words() { return 6 * lane_words<Group>(); }
+
+// Words [0, W) of eight points (at[j]; lanes outside `lanes` read nothing and hold zeros),
+// word-major: v[w] lane j is word w of point j. Rows of eight words, transposed: cheaper than
+// gathers, and they take whole points (both coordinates) from the lines they share.
+template <size_t W>
+PACER_IFMA_INLINE void load_words(const std::byte* const at[8], __mmask8 lanes, __m512i v[W]) {
+  for (size_t k = 0; k < W; k += 8) {
+    const __mmask8 words = W - k >= 8 ? 0xff : __mmask8((1u << (W - k)) - 1);
+    __m512i r[8];
+    for (size_t j = 0; j < 8; ++j) r[j] = _mm512_maskz_loadu_epi64((lanes >> j & 1) ? words : 0, at[j] + 8 * k);
+    transpose8(r);
+    for (size_t w = 0; w < 8 && k + w < W; ++w) v[k + w] = r[w];
+  }
+}
+template <size_t W>
+PACER_IFMA_INLINE void store_words(std::byte* const at[8], __mmask8 lanes, const __m512i v[W]) {
+  for (size_t k = 0; k < W; k += 8) {
+    const __mmask8 words = W - k >= 8 ? 0xff : __mmask8((1u << (W - k)) - 1);
+    __m512i r[8];
+    for (size_t w = 0; w < 8; ++w) r[w] = k + w < W ? v[k + w] : _mm512_setzero_si512();
+    transpose8(r);
+    for (size_t j = 0; j < 8; ++j) _mm512_mask_storeu_epi64(at[j] + 8 * k, (lanes >> j & 1) ? words : 0, r[j]);
+  }
+}
+
+// A coordinate's 64-bit words (word-major) to lanes, and back.
+template <size_t N>
+PACER_IFMA_INLINE void from_words(const __m512i* v, const Constants<kLimbs52<N>>& c, Lanes<kLimbs52<N>>& out) {
+  out = from_64<N>(v, c.mask);
+}
+template <size_t N>
+PACER_IFMA_INLINE void from_words(const __m512i* v, const Constants<kLimbs52<N>>& c, Lanes2<kLimbs52<N>>& out) {
+  out.c0 = from_64<N>(v, c.mask);
+  out.c1 = from_64<N>(v + N, c.mask);
+}
+template <size_t N>
+PACER_IFMA_INLINE void to_words(const Lanes<kLimbs52<N>>& a, __m512i* v) { to_64<N>(a, v); }
+template <size_t N>
+PACER_IFMA_INLINE void to_words(const Lanes2<kLimbs52<N>>& a, __m512i* v) {
+  to_64<N>(a.c0, v);
+  to_64<N>(a.c1, v + N);
+}
 
 // bucket[bucket_of[k]] += point[k] for k < n, buckets distinct, as the scalar flush does it:
 // prefix products of the denominators (one chain per lane), one inversion for all eight chains,
@@ -104,29 +114,46 @@ template <class Group>
   using V = LanesOf<Group>;
   using Base = BaseOf<Group>;
   constexpr size_t N = Base::N;
-  constexpr size_t kCoord = sizeof(F), kPoint = sizeof(Affine<Group>), kWords = scratch_words<Group>();
-  static_assert(kPoint == 2 * kCoord && sizeof(Base) == 8 * N, "affine points are two packed coordinates");
+  constexpr size_t kPoint = sizeof(Affine<Group>), kWords = kPoint / 8, kCoordWords = kWords / 2;
+  constexpr size_t kLane = lane_words<Group>(), kScratch = scratch_words<Group>();
+  static_assert(kPoint == 2 * sizeof(F) && sizeof(Base) == 8 * N, "affine points are two packed coordinates");
   const auto c = make_constants<Base>();
   const size_t groups = (n + 7) / 8;
-  const __m512i point_step = _mm512_setr_epi64(0, kPoint, 2 * kPoint, 3 * kPoint, 4 * kPoint, 5 * kPoint, 6 * kPoint, 7 * kPoint);
-  const auto* bucket_bytes = reinterpret_cast<const std::byte*>(buckets);
+  auto* bucket_bytes = reinterpret_cast<std::byte*>(buckets);
   const auto* point_bytes = reinterpret_cast<const std::byte*>(points);
+  // Lanes past n point at the group's first addition and are masked off.
+  auto bucket_addresses = [&](size_t g, std::byte* at[8]) {
+    for (size_t j = 0; j < 8; ++j) at[j] = bucket_bytes + size_t(bucket_of[8 * g + (8 * g + j < n ? j : 0)]) * kPoint;
+  };
 
   size_t equal = 0;
-  V acc, den, bx, px;
+  V acc, den, bx, by, px, py;
   set_one(acc, 0xff, c);
   for (size_t g = 0; g < groups; ++g) {
     const __mmask8 lanes = group_lanes(g, n);
-    const __m512i b_at = bucket_offsets<kPoint>(bucket_of, g, n);
-    gather<N>(bucket_bytes, b_at, lanes, 0, c, bx);
-    gather<N>(point_bytes + 8 * kPoint * g, point_step, lanes, 0, c, px);
+    std::byte* b_at[8];
+    const std::byte* p_at[8];
+    bucket_addresses(g, b_at);
+    for (size_t j = 0; j < 8; ++j) p_at[j] = point_bytes + (8 * g + (8 * g + j < n ? j : 0)) * kPoint;
+    __m512i w[kWords];
+    load_words<kWords>(b_at, lanes, w);
+    from_words<N>(w, c, bx);
+    from_words<N>(w + kCoordWords, c, by);
+    load_words<kWords>(p_at, lanes, w);
+    from_words<N>(w, c, px);
+    from_words<N>(w + kCoordWords, c, py);
     den = sub(px, bx, c);  // canonical inputs: zero exactly when the x are equal
     const __mmask8 zero = zero_lanes(den) & lanes;
     set_one(den, __mmask8(zero | ~lanes), c);  // out of the chain: multiplies by one instead
     for (unsigned j = 0; j < 8; ++j)
       if (zero >> j & 1) equal_x[equal++] = uint32_t(8 * g + j);
-    store(scratch + kWords * g, acc);
-    store(scratch + kWords * g + kWords / 2, den);
+    uint64_t* s = scratch + kScratch * g;
+    store(s, acc);
+    store(s + kLane, den);
+    store(s + 2 * kLane, bx);
+    store(s + 3 * kLane, by);
+    store(s + 4 * kLane, px);
+    store(s + 5 * kLane, py);
     acc = mul<N>(acc, den, c);
   }
 
@@ -144,30 +171,33 @@ template <class Group>
     inv = inv * lane[j];
     lane[j] = lane_inv;
   }
-  V inv_lanes, saved, by, py;
+  V inv_lanes, saved;
   from_scalars(lane, c, inv_lanes);
 
   size_t unwritten = equal;  // equal_x is ascending: walk it down with g
-  auto* out = reinterpret_cast<std::byte*>(buckets);
   for (size_t g = groups; g-- > 0;) {
     const __mmask8 lanes = group_lanes(g, n);
-    load(scratch + kWords * g, saved);
+    const uint64_t* s = scratch + kScratch * g;
+    load(s, saved);
     const V den_inv = mul<N>(inv_lanes, saved, c);
-    load(scratch + kWords * g + kWords / 2, saved);
+    load(s + kLane, saved);
     inv_lanes = mul<N>(inv_lanes, saved, c);
-    const __m512i b_at = bucket_offsets<kPoint>(bucket_of, g, n);
-    gather<N>(bucket_bytes, b_at, lanes, 0, c, bx);
-    gather<N>(bucket_bytes, b_at, lanes, kCoord, c, by);
-    gather<N>(point_bytes + 8 * kPoint * g, point_step, lanes, 0, c, px);
-    gather<N>(point_bytes + 8 * kPoint * g, point_step, lanes, kCoord, c, py);
+    load(s + 2 * kLane, bx);
+    load(s + 3 * kLane, by);
+    load(s + 4 * kLane, px);
+    load(s + 5 * kLane, py);
     const V lambda = mul<N>(sub(py, by, c), den_inv, c);
     const V x3 = canonical(sub(sub(mul<N>(lambda, lambda, c), bx, c), px, c), c);
     const V y3 = canonical(sub(mul<N>(lambda, sub(bx, x3, c), c), by, c), c);
     __mmask8 write = lanes;
     for (; unwritten > 0 && equal_x[unwritten - 1] >= 8 * g; --unwritten)
       write &= __mmask8(~(1u << (equal_x[unwritten - 1] - 8 * g)));
-    scatter<N>(out, b_at, write, 0, x3);
-    scatter<N>(out, b_at, write, kCoord, y3);
+    std::byte* b_at[8];
+    bucket_addresses(g, b_at);
+    __m512i w[kWords];
+    to_words<N>(x3, w);
+    to_words<N>(y3, w + kCoordWords);
+    store_words<kWords>(b_at, write, w);
   }
   return equal;
 }
@@ -180,12 +210,15 @@ template <class Group>
   using V = LanesOf<Group>;
   constexpr size_t N = BaseOf<Group>::N, kPoint = sizeof(Affine<Group>);
   const auto c = make_constants<BaseOf<Group>>();
+  constexpr size_t kWords = kPoint / 8;
   const __mmask8 lanes = group_lanes(0, count);
-  const __m512i step = _mm512_setr_epi64(0, kPoint, 2 * kPoint, 3 * kPoint, 4 * kPoint, 5 * kPoint, 6 * kPoint, 7 * kPoint);
-  const auto* bytes = reinterpret_cast<const std::byte*>(points);
+  const std::byte* at[8];
+  for (size_t j = 0; j < 8; ++j) at[j] = reinterpret_cast<const std::byte*>(points + (j < count ? j : 0));
+  __m512i w[kWords];
+  load_words<kWords>(at, lanes, w);
   V x, y, b;
-  gather<N>(bytes, step, lanes, 0, c, x);
-  gather<N>(bytes, step, lanes, sizeof(F), c, y);
+  from_words<N>(w, c, x);
+  from_words<N>(w + kWords / 2, c, y);
   F b8[8];
   for (auto& e : b8) e = Group::b();
   from_scalars(b8, c, b);

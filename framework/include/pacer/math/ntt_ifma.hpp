@@ -58,31 +58,6 @@ inline constexpr size_t kLocalBlocks = 512;
 
 using Lanes5 = Lanes<5>;
 
-PACER_IFMA_INLINE __m512i index8(long long a, long long b, long long c, long long d, long long e, long long f,
-                                 long long g, long long h) {
-  return _mm512_setr_epi64(a, b, c, d, e, f, g, h);
-}
-
-// r[i] lane j <-> r[j] lane i. (Masked forms throughout: GCC 12's plain unpack and gather start
-// from _mm512_undefined_epi32(), which -Wuninitialized flags once inlined.)
-PACER_IFMA_INLINE void transpose8(__m512i r[8]) {
-  __m512i t[8], s[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm512_maskz_unpacklo_epi64(0xff, r[i], r[i + 1]);      // a0 b0 a2 b2 a4 b4 a6 b6
-    t[i + 1] = _mm512_maskz_unpackhi_epi64(0xff, r[i], r[i + 1]);  // a1 b1 a3 b3 ...
-  }
-  const __m512i lo2 = index8(0, 1, 8, 9, 4, 5, 12, 13), hi2 = index8(2, 3, 10, 11, 6, 7, 14, 15);
-  for (int i : {0, 1, 4, 5}) {
-    s[i] = _mm512_permutex2var_epi64(t[i], lo2, t[i + 2]);      // a0 b0 c0 d0 a4 b4 c4 d4
-    s[i + 2] = _mm512_permutex2var_epi64(t[i], hi2, t[i + 2]);  // a2 b2 c2 d2 a6 b6 c6 d6
-  }
-  const __m512i lo4 = index8(0, 1, 2, 3, 8, 9, 10, 11), hi4 = index8(4, 5, 6, 7, 12, 13, 14, 15);
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm512_permutex2var_epi64(s[i], lo4, s[i + 4]);
-    r[i + 4] = _mm512_permutex2var_epi64(s[i], hi4, s[i + 4]);
-  }
-}
-
 // Eight consecutive 4-limb elements into lanes, and (canonical) back.
 PACER_IFMA_INLINE Lanes5 load_elements(const uint64_t* src, const Constants<5>& c) {
   const __m512i pick_lo = index8(0, 4, 8, 12, 1, 5, 9, 13), pick_hi = index8(2, 6, 10, 14, 3, 7, 11, 15);
