@@ -116,16 +116,17 @@ void check_bucket_sum(const Affine<Group>& gen) {
   auto points = make_bases(gen, 3000, rng);
   detail::AffineBuckets<Group> buckets(count);
   std::vector<Jacobian<Group>> naive(count);
-  auto add = [&](uint32_t b, const Affine<Group>& p) {
-    buckets.add(b, p);
-    naive[b] = naive[b].add_affine(p);
+  // The buckets reference their points until summed: negation goes through the flag.
+  auto add = [&](uint32_t b, const Affine<Group>& p, bool negate = false) {
+    buckets.add(b, p, negate);
+    naive[b] = naive[b].add_affine(negate ? -p : p);
   };
   for (size_t i = 0; i < points.size(); ++i) {
     const uint32_t b = uint32_t(rng() % count);
     if (b % 9 == 4) continue;  // empty buckets
     add(b, points[i]);
     if (i % 97 == 0) add(b, points[i]);   // doubling
-    if (i % 89 == 0) add(b, -points[i]);  // cancellation
+    if (i % 89 == 0) add(b, points[i], true);  // cancellation
   }
   Jacobian<Group> want;
   for (size_t d = 0; d < count; ++d) want += naive[d].mul(Limbs<1>{d + 1});

@@ -218,11 +218,14 @@ template <size_t L>
 PACER_IFMA_INLINE Lanes2<L> canonical(const Lanes2<L>& a, const Constants<L>& c) {
   return {canonical(a.c0, c), canonical(a.c1, c)};
 }
-// Schoolbook, four products: Karatsuba's sums would leave the [0, 2p) bound of mul's factors.
+// Karatsuba, three products: the sums a0 + a1 and b0 + b1 go through add, which brings them back
+// below 2p, so they are valid factors.
 template <size_t N>
 PACER_IFMA_INLINE Lanes2<kLimbs52<N>> mul(const Lanes2<kLimbs52<N>>& a, const Lanes2<kLimbs52<N>>& b,
                                           const Constants<kLimbs52<N>>& c) {
-  return {sub(mul<N>(a.c0, b.c0, c), mul<N>(a.c1, b.c1, c), c), add(mul<N>(a.c0, b.c1, c), mul<N>(a.c1, b.c0, c), c)};
+  const auto t0 = mul<N>(a.c0, b.c0, c), t1 = mul<N>(a.c1, b.c1, c);
+  const auto t2 = mul<N>(add(a.c0, a.c1, c), add(b.c0, b.c1, c), c);
+  return {sub(t0, t1, c), sub(sub(t2, t0, c), t1, c)};
 }
 
 template <size_t L>

@@ -48,6 +48,7 @@ class AffineBuckets {
       : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(batch_limit) {
     batch_bucket_.reserve(2 * batch_limit_);
     batch_point_.reserve(2 * batch_limit_);
+    batch_negate_.reserve(2 * batch_limit_);
     deferred_.reserve(batch_limit_);
     replay_.reserve(batch_limit_);
   }
@@ -55,8 +56,10 @@ class AffineBuckets {
   // Bucket indices are random: fetching the line a few points ahead hides the cache miss.
   void prefetch(uint32_t b) const { __builtin_prefetch(&buckets_[b], 1); }
 
-  void add(uint32_t b, const A& p) {
-    insert(b, p);
+  // bucket b += p, or -= p with `negate`. The point is referenced, not copied: it must stay
+  // unchanged until weighted_sum (the MSM's bases do; segmented_sum's own sums are flushed first).
+  void add(uint32_t b, const A& p, bool negate = false) {
+    insert(b, &p, negate);
     while (batch_bucket_.size() >= batch_limit_) {
       flush();
       replay_deferred();
@@ -71,7 +74,7 @@ class AffineBuckets {
       // What keeps coming back is a few hot buckets (many equal digits, e.g. a witness of bits):
       // once a batch would be too small to pay for its inversion, they take Jacobian additions.
       if (batch_bucket_.size() < kMinDrainBatch) {
-        for (const auto& d : deferred_) overflow_[d.bucket] = overflow_[d.bucket].add_affine(d.point);
+        for (const auto& d : deferred_) overflow_[d.bucket] = overflow_[d.bucket].add_affine(value(d.point, d.negate));
         deferred_.clear();
       }
       flush();
@@ -129,22 +132,26 @@ class AffineBuckets {
 
   struct Deferred {
     uint32_t bucket;
-    A point;
+    uint8_t negate;
+    const A* point;
   };
 
-  void insert(uint32_t b, const A& p) {
+  static A value(const A* p, bool negate) { return negate ? -*p : *p; }
+
+  void insert(uint32_t b, const A* p, bool negate) {
     if (busy_[b]) {
-      if (deferred_.size() < batch_limit_) deferred_.push_back({b, p});
-      else overflow_[b] = overflow_[b].add_affine(p);
+      if (deferred_.size() < batch_limit_) deferred_.push_back({b, uint8_t(negate), p});
+      else overflow_[b] = overflow_[b].add_affine(value(p, negate));
       return;
     }
     if (buckets_[b].is_identity()) {
-      buckets_[b] = p;
+      buckets_[b] = value(p, negate);
       return;
     }
     busy_[b] = 1;
     batch_bucket_.push_back(b);
     batch_point_.push_back(p);
+    batch_negate_.push_back(uint8_t(negate));
   }
 
   // b += p for points of equal x: 2P or P - P (rare).
@@ -156,7 +163,7 @@ class AffineBuckets {
   // that meet their bucket twice in the list wait once more).
   void replay_deferred() {
     replay_.swap(deferred_);
-    for (const auto& d : replay_) insert(d.bucket, d.point);
+    for (const auto& d : replay_) insert(d.bucket, d.point, d.negate);
     replay_.clear();
   }
 
@@ -179,7 +186,7 @@ class AffineBuckets {
     // (equal x: doubling or cancellation, rare) is left out of the product and handled apart.
     F acc = F::one();
     for (size_t k = 0; k < n; ++k) {
-      const F den = batch_point_[k].x - buckets_[batch_bucket_[k]].x;
+      const F den = batch_point_[k]->x - buckets_[batch_bucket_[k]].x;
       den_[k] = den;
       scratch_[k] = acc;
       if (!den.is_zero()) acc = acc * den;
@@ -187,7 +194,7 @@ class AffineBuckets {
     F inv = acc.inv();
     for (size_t k = n; k-- > 0;) {
       A& b = buckets_[batch_bucket_[k]];
-      const A& p = batch_point_[k];
+      const A p = value(batch_point_[k], batch_negate_[k]);
       busy_[batch_bucket_[k]] = 0;
       const F& den = den_[k];
       if (den.is_zero()) {
@@ -203,6 +210,7 @@ class AffineBuckets {
     }
     batch_bucket_.clear();
     batch_point_.clear();
+    batch_negate_.clear();
   }
 
 #if defined(PACER_HAVE_IFMA_CODE)
@@ -212,12 +220,16 @@ class AffineBuckets {
       ifma_scratch_.resize(ifma::scratch_words<Group>() * groups);
       equal_x_.resize(8 * groups);
     }
-    const size_t equal = ifma::add_batch<Group>(buckets_.data(), batch_bucket_.data(), batch_point_.data(), n,
-                                                ifma_scratch_.data(), equal_x_.data());
-    for (size_t e = 0; e < equal; ++e) add_equal_x(buckets_[batch_bucket_[equal_x_[e]]], batch_point_[equal_x_[e]]);
+    const size_t equal = ifma::add_batch<Group>(buckets_.data(), batch_bucket_.data(), batch_point_.data(),
+                                                batch_negate_.data(), n, ifma_scratch_.data(), equal_x_.data());
+    for (size_t e = 0; e < equal; ++e) {
+      const uint32_t k = equal_x_[e];
+      add_equal_x(buckets_[batch_bucket_[k]], value(batch_point_[k], batch_negate_[k]));
+    }
     for (const uint32_t b : batch_bucket_) busy_[b] = 0;
     batch_bucket_.clear();
     batch_point_.clear();
+    batch_negate_.clear();
   }
   std::vector<uint64_t> ifma_scratch_;
   std::vector<uint32_t> equal_x_;
@@ -228,7 +240,8 @@ class AffineBuckets {
   std::vector<uint8_t> busy_;
   size_t batch_limit_;
   std::vector<uint32_t> batch_bucket_;
-  std::vector<A> batch_point_;
+  std::vector<const A*> batch_point_;
+  std::vector<uint8_t> batch_negate_;
   std::vector<F> scratch_, den_;
   std::vector<Deferred> deferred_, replay_;
 };
@@ -342,8 +355,7 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
       if (d == 0) continue;
       const Affine<Group>& p = points[i];
       if (p.is_identity()) continue;
-      if (d > 0) buckets.add(uint32_t(d - 1), p);
-      else buckets.add(uint32_t(-d - 1), -p);
+      buckets.add(uint32_t(std::abs(d) - 1), p, d < 0);
     }
     partial[t] = buckets.weighted_sum();
   });

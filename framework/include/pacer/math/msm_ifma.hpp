@@ -101,15 +101,30 @@ PACER_IFMA_INLINE void to_words(const Lanes2<kLimbs52<N>>& a, __m512i* v) {
   to_64<N>(a.c1, v + N);
 }
 
-// bucket[bucket_of[k]] += point[k] for k < n, buckets distinct, as the scalar flush does it:
+// Lanes in m become -a (a canonical: p - a, and 0 stays 0).
+template <size_t L>
+PACER_IFMA_INLINE void negate_lanes(Lanes<L>& a, __mmask8 m, const Constants<L>& c) {
+  Lanes<L> zero;
+  for (auto& x : zero.l) x = _mm512_setzero_si512();
+  const Lanes<L> neg = canonical(sub(zero, a, c), c);
+  for (size_t i = 0; i < L; ++i) a.l[i] = _mm512_mask_mov_epi64(a.l[i], m, neg.l[i]);
+}
+template <size_t L>
+PACER_IFMA_INLINE void negate_lanes(Lanes2<L>& a, __mmask8 m, const Constants<L>& c) {
+  negate_lanes(a.c0, m, c);
+  negate_lanes(a.c1, m, c);
+}
+
+// bucket[bucket_of[k]] += ±*points[k] for k < n (minus where negate[k]), buckets distinct, as the
+// scalar flush does it:
 // prefix products of the denominators (one chain per lane), one inversion for all eight chains,
 // then the additions backwards. A zero denominator (equal x: doubling or cancellation) is left out
 // of the chain and its index returned in `equal_x` for the scalar code; returns how many.
 // `scratch` holds scratch_words<Group>() words per group of eight.
 template <class Group>
 [[gnu::target("avx512f,avx512ifma")]] size_t add_batch(Affine<Group>* buckets, const uint32_t* bucket_of,
-                                                     const Affine<Group>* points, size_t n, uint64_t* scratch,
-                                                     uint32_t* equal_x) {
+                                                     const Affine<Group>* const* points, const uint8_t* negate,
+                                                     size_t n, uint64_t* scratch, uint32_t* equal_x) {
   using F = typename Group::Field;
   using V = LanesOf<Group>;
   using Base = BaseOf<Group>;
@@ -120,7 +135,6 @@ template <class Group>
   const auto c = make_constants<Base>();
   const size_t groups = (n + 7) / 8;
   auto* bucket_bytes = reinterpret_cast<std::byte*>(buckets);
-  const auto* point_bytes = reinterpret_cast<const std::byte*>(points);
   // Lanes past n point at the group's first addition and are masked off.
   auto bucket_addresses = [&](size_t g, std::byte* at[8]) {
     for (size_t j = 0; j < 8; ++j) at[j] = bucket_bytes + size_t(bucket_of[8 * g + (8 * g + j < n ? j : 0)]) * kPoint;
@@ -134,7 +148,12 @@ template <class Group>
     std::byte* b_at[8];
     const std::byte* p_at[8];
     bucket_addresses(g, b_at);
-    for (size_t j = 0; j < 8; ++j) p_at[j] = point_bytes + (8 * g + (8 * g + j < n ? j : 0)) * kPoint;
+    __mmask8 minus = 0;
+    for (size_t j = 0; j < 8; ++j) {
+      const size_t k = 8 * g + (8 * g + j < n ? j : 0);
+      p_at[j] = reinterpret_cast<const std::byte*>(points[k]);
+      minus |= __mmask8((negate[k] & 1) << j);
+    }
     __m512i w[kWords];
     load_words<kWords>(b_at, lanes, w);
     from_words<N>(w, c, bx);
@@ -142,6 +161,7 @@ template <class Group>
     load_words<kWords>(p_at, lanes, w);
     from_words<N>(w, c, px);
     from_words<N>(w + kCoordWords, c, py);
+    negate_lanes(py, minus, c);
     den = sub(px, bx, c);  // canonical inputs: zero exactly when the x are equal
     const __mmask8 zero = zero_lanes(den) & lanes;
     set_one(den, __mmask8(zero | ~lanes), c);  // out of the chain: multiplies by one instead
