@@ -43,7 +43,8 @@ class AffineBuckets {
   using A = Affine<Group>;
   using J = Jacobian<Group>;
 
-  explicit AffineBuckets(size_t count) : AffineBuckets(count, std::clamp<size_t>(count / 4, 16, 1024)) {}
+  // Batches of up to 2048 additions share one inversion (1024 was ~3% slower on 2^16 proofs).
+  explicit AffineBuckets(size_t count) : AffineBuckets(count, std::clamp<size_t>(count / 4, 16, 2048)) {}
   AffineBuckets(size_t count, size_t batch_limit)
       : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(batch_limit) {
     batch_bucket_.reserve(2 * batch_limit_);
