@@ -63,6 +63,13 @@ class TableReader {
     return v->as_string().str;
   }
 
+  bool get_bool(const std::string& key, bool def) {
+    const toml::value* v = find(key);
+    if (!v) return def;
+    if (!v->is_boolean()) wrong_type(*v, key, "true or false");
+    return v->as_boolean();
+  }
+
   // Integers are range-checked here so no caller narrows a negative or huge value silently.
   int64_t get_int(const std::string& key, int64_t def, int64_t min, int64_t max) {
     const toml::value* v = find(key);
@@ -204,6 +211,7 @@ Config load_config(const fs::path& path) {
     for (const auto& d : r.get_string_array("plugin_dirs")) cfg.host.plugin_dirs.push_back(resolve(dir, d));
     cfg.host.log_level = r.get_choice("log_level", cfg.host.log_level, known_log_levels());
     cfg.host.threads = static_cast<unsigned>(r.get_int("threads", 0, 0, 4096));
+    cfg.host.keep_freed_memory = r.get_bool("keep_freed_memory", cfg.host.keep_freed_memory);
     r.finish();
   }
   if (const toml::value* t = table_at("backend")) read_plugin_choice(*t, "backend", cfg.backend);

@@ -34,6 +34,7 @@ struct Config {
     std::vector<std::filesystem::path> plugin_dirs;  // searched first, absolute
     std::string log_level = "info";                   // trace, debug, info, warn, error, off
     unsigned threads = 0;                             // CPU pool size; 0 = all cores
+    bool keep_freed_memory = true;                    // malloc reuses freed blocks (see docs/config.md)
   } host;
 
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};

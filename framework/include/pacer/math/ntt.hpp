@@ -1,6 +1,8 @@
 #pragma once
 // Radix-2 NTT over a scalar field with snarkjs's roots of unity (ω_n = 5^((r-1)/n), spec §1.1),
 // natural-order input and output, and the odd-coset H evaluation of spec §6.3.
+// to_odd_coset takes the AVX-512 IFMA path of ntt_ifma.hpp where the CPU has it (g_use_ifma_ntt);
+// the scalar transform here is its fallback and the tests' reference.
 #include <cstddef>
 #include <span>
 #include <stdexcept>
@@ -81,7 +83,7 @@ class Radix2Domain {
     ntt(a, pool);
   }
 
- // The IFMA odd-coset path's tables (n >= kIfmaMin on a field it supports); public for tests.
+  // The IFMA odd-coset path's tables (n >= kIfmaMin on a field it supports); public for tests.
   ifma::CosetTables<Fr> coset_tables() const {
     return {n_, roots_.data(), inv_roots_.data(), block_scale_.data(), lane_scale_.data()};
   }
