@@ -5,6 +5,7 @@
 
 #include "generators.hpp"
 #include "gmp_oracle.hpp"
+#include "ifma_paths.hpp"
 #include "pacer/math/curves.hpp"
 
 using namespace pacer;
@@ -95,11 +96,7 @@ void check_key_point_scan(const Affine<Group>& gen) {
     }
     return p;
   };
-  const bool ifma = detect_ifma();
-  for (const bool use_ifma : {false, true}) {
-    if (use_ifma && !ifma) continue;
-    g_use_ifma_msm = use_ifma;
-    INFO("IFMA: " << use_ifma);
+  test::for_each_ifma_setting(g_use_ifma_msm, "key-point scan", [&] {
     REQUIRE(first_invalid_key_point<Group>(points) == points.size());
     for (int how : {0, 1})
       for (size_t at = 0; at < points.size(); ++at) {
@@ -109,14 +106,12 @@ void check_key_point_scan(const Affine<Group>& gen) {
         INFO("damage " << how << " at " << at);
         REQUIRE(first_invalid_key_point<Group>(bad) == at);
       }
-  }
-  g_use_ifma_msm = ifma;
+  });
 }
 
 }  // namespace
 
 TEMPLATE_TEST_CASE("key-point scan finds the first invalid point", "[curve]", Bn254, Bls12_381) {
-  if (!detect_ifma()) WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): only the scalar scan is tested");
   check_key_point_scan<typename TestType::G1>(TestType::g1_generator());
   check_key_point_scan<typename TestType::G2>(TestType::g2_generator());
 }

@@ -5,6 +5,7 @@
 
 #include "generators.hpp"
 #include "gmp_oracle.hpp"
+#include "ifma_paths.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/math/msm.hpp"
 
@@ -74,25 +75,11 @@ void check_msm(const Affine<Group>& gen, const std::vector<size_t>& sizes, Threa
   REQUIRE(msm<Group>(infs, ones, pool).is_identity());
 }
 
-// Runs check() with the scalar bucket additions, and again with the IFMA ones where the CPU has them.
-template <class Check>
-void for_each_bucket_path(const Check& check) {
-  const bool ifma = detect_ifma();
-  if (!ifma) WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): only the scalar bucket additions are tested");
-  for (const bool use_ifma : {false, true}) {
-    if (use_ifma && !ifma) continue;
-    g_use_ifma_msm = use_ifma;
-    INFO("IFMA bucket additions: " << use_ifma);
-    check();
-  }
-  g_use_ifma_msm = ifma;
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("G1 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
   ThreadPool pool(2);
-  for_each_bucket_path([&] {
+  test::for_each_ifma_setting(g_use_ifma_msm, "bucket additions", [&] {
     check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(),
                                                             {1, 2, 3, 5, 7, 33, 100, 257, 1000, 4096}, &pool);
     check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(), {1, 7, 64}, nullptr);
@@ -101,7 +88,7 @@ TEMPLATE_TEST_CASE("G1 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
 
 TEMPLATE_TEST_CASE("G2 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
   ThreadPool pool(2);
-  for_each_bucket_path([&] {
+  test::for_each_ifma_setting(g_use_ifma_msm, "bucket additions", [&] {
     check_msm<typename TestType::G2, typename TestType::Fr>(test::g2_generator<TestType>(), {1, 3, 7, 50, 300}, &pool);
   });
 }
@@ -136,7 +123,7 @@ void check_bucket_sum(const Affine<Group>& gen) {
 }
 
 TEMPLATE_TEST_CASE("Segmented bucket sums match the naive weighted sum", "[msm]", Bn254, Bls12_381) {
-  for_each_bucket_path([] {
+  test::for_each_ifma_setting(g_use_ifma_msm, "bucket additions", [] {
     check_bucket_sum<typename TestType::G1>(TestType::g1_generator());
     check_bucket_sum<typename TestType::G2>(test::g2_generator<TestType>());
   });

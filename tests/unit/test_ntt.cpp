@@ -4,6 +4,7 @@
 #include <random>
 
 #include "gmp_oracle.hpp"
+#include "ifma_paths.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/math/ntt.hpp"
 
@@ -56,20 +57,6 @@ void check_ntt(ThreadPool* pool) {
   }
 }
 
-// Runs check() with the scalar odd-coset transform, and again with the IFMA one where the CPU has it.
-template <class Check>
-void for_each_coset_path(const Check& check) {
-  const bool ifma = detect_ifma();
-  if (!ifma) WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): only the scalar NTT is tested");
-  for (const bool use_ifma : {false, true}) {
-    if (use_ifma && !ifma) continue;
-    g_use_ifma_ntt = use_ifma;
-    INFO("IFMA odd coset: " << use_ifma);
-    check();
-  }
-  g_use_ifma_ntt = ifma;
-}
-
 // The IFMA odd coset against the scalar one (itself checked against the naive DFT above), with
 // cache blocks small enough that the out-of-block stages run at these sizes too.
 template <class Curve>
@@ -100,7 +87,7 @@ void check_ifma_coset_against_scalar(ThreadPool* pool) {
 
 TEST_CASE("NTT matches naive DFT (BN254)", "[ntt]") {
   ThreadPool pool(2);
-  for_each_coset_path([&] {
+  test::for_each_ifma_setting(g_use_ifma_ntt, "odd coset", [&] {
     check_ntt<Bn254>(nullptr);
     check_ntt<Bn254>(&pool);
   });
@@ -108,7 +95,7 @@ TEST_CASE("NTT matches naive DFT (BN254)", "[ntt]") {
 
 TEST_CASE("NTT matches naive DFT (BLS12-381)", "[ntt]") {
   ThreadPool pool(2);
-  for_each_coset_path([&] { check_ntt<Bls12_381>(&pool); });
+  test::for_each_ifma_setting(g_use_ifma_ntt, "odd coset", [&] { check_ntt<Bls12_381>(&pool); });
 }
 
 TEMPLATE_TEST_CASE("IFMA odd coset matches the scalar one", "[ntt]", Bn254, Bls12_381) {

@@ -58,4 +58,10 @@ class ThreadPool {
   bool stopping_ = false;
 };
 
+// fn(0..tasks) on the pool, or on this thread without one (math kernels take an optional pool).
+inline void run_tasks(ThreadPool* pool, size_t tasks, const std::function<void(size_t)>& fn) {
+  if (pool && tasks > 1) pool->parallel_for(tasks, fn);
+  else for (size_t t = 0; t < tasks; ++t) fn(t);
+}
+
 }  // namespace pacer

@@ -282,12 +282,6 @@ inline constexpr size_t kMsmBatchAffineMin = 64;
 
 namespace detail {
 
-// fn(0..tasks) on the pool, or on this thread without one.
-inline void run_tasks(ThreadPool* pool, size_t tasks, const std::function<void(size_t)>& fn) {
-  if (pool) pool->parallel_for(tasks, fn);
-  else for (size_t t = 0; t < tasks; ++t) fn(t);
-}
-
 // The points of a batched MSM: the bases, then (with GLV) their images under φ.
 template <class Group>
 struct MsmPoints {
@@ -408,7 +402,7 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
       std::vector<Affine<Group>> images(n);
       const auto beta = Group::glv_beta();
       const size_t chunk = 1 << 12;
-      detail::run_tasks(pool, (n + chunk - 1) / chunk, [&](size_t t) {
+      run_tasks(pool, (n + chunk - 1) / chunk, [&](size_t t) {
         for (size_t i = t * chunk, e = std::min(n, i + chunk); i < e; ++i) images[i] = glv_endomorphism(bases[i], beta);
       });
       const GlvBasis& basis = Group::glv_basis();

@@ -240,7 +240,7 @@ template <class Group>
   from_words<N>(w, c, x);
   from_words<N>(w + kWords / 2, c, y);
   F b8[8];
-  for (auto& e : b8) e = Group::b();
+  std::fill(b8, b8 + 8, Group::b());
   from_scalars(b8, c, b);
   const V rhs = add(mul<N>(mul<N>(x, x, c), x, c), b, c);
   const __mmask8 on = zero_lanes(canonical(sub(mul<N>(y, y, c), rhs, c), c));

@@ -79,7 +79,7 @@ class Radix2Domain {
         g *= coset_;
       }
     };
-    run(pool, (n_ + chunk - 1) / chunk, body);
+    run_tasks(pool, (n_ + chunk - 1) / chunk, body);
     ntt(a, pool);
   }
 
@@ -108,15 +108,9 @@ class Radix2Domain {
     return v;
   }
 
-  template <class Body>
-  static void run(ThreadPool* pool, size_t tasks, Body&& body) {
-    if (pool && tasks > 1) pool->parallel_for(tasks, body);
-    else for (size_t t = 0; t < tasks; ++t) body(t);
-  }
-
   template <class Elem>
   void for_chunks(ThreadPool* pool, Elem&& elem) const {
-    run(pool, (n_ + kChunk - 1) / kChunk, [&](size_t c) {
+    run_tasks(pool, (n_ + kChunk - 1) / kChunk, [&](size_t c) {
       for (size_t i = c * kChunk, e = std::min(n_, i + kChunk); i < e; ++i) elem(i);
     });
   }
@@ -133,7 +127,7 @@ class Radix2Domain {
     const size_t half_n = n_ / 2;
     for (size_t len = 2; len <= n_; len <<= 1) {
       const size_t half = len / 2, stride = n_ / len;
-      run(pool, (half_n + kChunk - 1) / kChunk, [&](size_t c) {
+      run_tasks(pool, (half_n + kChunk - 1) / kChunk, [&](size_t c) {
         for (size_t t = c * kChunk, e = std::min(half_n, t + kChunk); t < e; ++t) {
           size_t group = t / half, j = t % half;
           size_t i0 = group * len + j, i1 = i0 + half;

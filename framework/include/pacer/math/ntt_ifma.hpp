@@ -212,30 +212,25 @@ void odd_coset(std::span<Fr> a, const CosetTables<Fr>& t, ThreadPool* pool, size
   std::unique_ptr<Lanes5, Free> buffer(static_cast<Lanes5*>(std::aligned_alloc(64, m * sizeof(Lanes5))));
   if (!buffer) throw std::bad_alloc();
   Lanes5* s = buffer.get();
-  auto run = [&](size_t tasks, const std::function<void(size_t)>& fn) {
-    if (pool && tasks > 1) pool->parallel_for(tasks, fn);
-    else for (size_t k = 0; k < tasks; ++k) fn(k);
-  };
   constexpr size_t kTilesPerTask = 64, kButterfliesPerTask = 2048;
   const size_t tiles = m / 8;
-  run((tiles + kTilesPerTask - 1) / kTilesPerTask, [&](size_t k) {
-    for (size_t tile = k * kTilesPerTask, e = std::min(tiles, tile + kTilesPerTask); tile < e; ++tile)
-      tile_inverse(a.data(), s, 8 * tile, t);
-  });
+  auto each_tile = [&](const std::function<void(size_t q0)>& fn) {
+    run_tasks(pool, (tiles + kTilesPerTask - 1) / kTilesPerTask, [&](size_t k) {
+      for (size_t tile = k * kTilesPerTask, e = std::min(tiles, tile + kTilesPerTask); tile < e; ++tile) fn(8 * tile);
+    });
+  };
+  each_tile([&](size_t q0) { tile_inverse(a.data(), s, q0, t); });
   auto global_stage = [&](bool inverse, size_t h) {
-    run((m / 2 + kButterfliesPerTask - 1) / kButterfliesPerTask, [&](size_t k) {
+    run_tasks(pool, (m / 2 + kButterfliesPerTask - 1) / kButterfliesPerTask, [&](size_t k) {
       const size_t begin = k * kButterfliesPerTask, end = std::min(m / 2, begin + kButterfliesPerTask);
       if (inverse) block_stage<true>(s, t.inv_roots, n, h, begin, end);
       else block_stage<false>(s, t.roots, n, h, begin, end);
     });
   };
   for (size_t h = m / 2; h >= len; h /= 2) global_stage(true, h);
-  run(m / len, [&](size_t k) { local_block(s + k * len, k * len, len, t); });
+  run_tasks(pool, m / len, [&](size_t k) { local_block(s + k * len, k * len, len, t); });
   for (size_t h = len; h < m; h *= 2) global_stage(false, h);
-  run((tiles + kTilesPerTask - 1) / kTilesPerTask, [&](size_t k) {
-    for (size_t tile = k * kTilesPerTask, e = std::min(tiles, tile + kTilesPerTask); tile < e; ++tile)
-      tile_forward(s, a.data(), 8 * tile, t);
-  });
+  each_tile([&](size_t q0) { tile_forward(s, a.data(), q0, t); });
 #else
   (void)a, (void)t, (void)pool, (void)local_blocks;
   throw std::logic_error("ifma::odd_coset called without IFMA code");
