@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Derives the GLV endomorphism constants of framework/include/pacer/math/glv.hpp.
+"""Derives the GLV endomorphism constants in framework/include/pacer/math/curves.hpp (used by plugins/cpu/kernels/include/pacer/cpu/glv.hpp).
 
 Both curves have j-invariant 0, so (x, y) -> (beta*x, y), beta a cube root of unity in Fq, acts on
 the prime-order subgroups of G1 and of the twist G2 as multiplication by a cube root of unity

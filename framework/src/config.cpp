@@ -169,7 +169,10 @@ std::string condense_syntax_error(const toml::syntax_error& e, const std::string
 void read_plugin_choice(const toml::value& table, const std::string& name, PluginChoice& choice) {
   TableReader r(table, "[" + name + "]");
   choice.plugin = r.get_string("plugin", choice.plugin);
-  if (choice.plugin.empty()) r.fail(*r.find("plugin"), "plugin", "must name a plugin (see `pacer plugins`)");
+  if (choice.plugin.empty()) {
+    if (const toml::value* v = r.find("plugin")) r.fail(*v, "plugin", "must name a plugin (see `pacer plugins`)");
+    throw InputError(fmt::format("{}[{}] needs plugin = \"...\" (see `pacer plugins`)", toml_line_prefix(table), name));
+  }
   choice.params = r.get_params("params", "[" + name + ".params]");
   r.finish();
 }
@@ -216,6 +219,10 @@ Config load_config(const fs::path& path) {
   }
   if (const toml::value* t = table_at("backend")) read_plugin_choice(*t, "backend", cfg.backend);
   if (const toml::value* t = table_at("allocator")) read_plugin_choice(*t, "allocator", cfg.allocator);
+  if (const toml::value* t = table_at("staging")) {
+    cfg.staging = PluginChoice{"", Params(toml::table{}, "[staging.params]")};
+    read_plugin_choice(*t, "staging", *cfg.staging);
+  }
   if (const toml::value* t = table_at("scheduler")) read_plugin_choice(*t, "scheduler", cfg.scheduler);
   if (const toml::value* t = table_at("pipeline")) {
     TableReader r(*t, "[pipeline]");

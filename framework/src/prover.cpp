@@ -48,11 +48,12 @@ class FrBuffer {
 // Runs one stage under the scheduler: admission, checkpoints (pause time measured), feedback.
 class StageRunner {
  public:
-  StageRunner(Scheduler& sched, JobId job, ProofOutput& out) : sched_(sched), job_(job), out_(out) {}
+  StageRunner(Scheduler& sched, const Backend& backend, JobId job, ProofOutput& out)
+      : sched_(sched), backend_(backend), job_(job), out_(out) {}
 
   template <class Fn>
   void run(Stage stage, uint64_t bytes, Fn&& fn) {
-    StageTicket ticket{job_, stage, default_resource(stage), bytes, 0};
+    StageTicket ticket{job_, stage, backend_.resource(stage), bytes, 0};
     auto t0 = Clock::now();
     std::promise<void> admitted;
     auto go = admitted.get_future();
@@ -80,6 +81,7 @@ class StageRunner {
 
  private:
   Scheduler& sched_;
+  const Backend& backend_;
   JobId job_;
   ProofOutput& out_;
   std::mutex mu_;
@@ -189,9 +191,23 @@ nlohmann::ordered_json g2_json(const Jacobian<Group>& p) {
   return J::array({J::array({dec(a.x.c0), dec(a.x.c1)}), J::array({dec(a.y.c0), dec(a.y.c1)}), J::array({"1", "0"})});
 }
 
+// Holds one of the backend's lanes for the life of a proof's backend work.
+class LeasedLane {
+ public:
+  explicit LeasedLane(Prover::Lanes& lanes) : lanes_(lanes), lane_(lanes.acquire()) {}
+  ~LeasedLane() { lanes_.release(lane_); }
+  LeasedLane(const LeasedLane&) = delete;
+  LeasedLane& operator=(const LeasedLane&) = delete;
+  Lane lane() const { return lane_; }
+
+ private:
+  Prover::Lanes& lanes_;
+  Lane lane_;
+};
+
 template <class Curve>
-ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Prover::RowIndex& index, const Witness& w,
-                     const ProveOptions& opt, JobId job) {
+ProofOutput prove_on(const EngineParts& parts, Prover::Lanes& lanes, ResidentKey& rk, const Prover::RowIndex& index,
+                     const Witness& w, const ProveOptions& opt, JobId job) {
   using Fr = typename Curve::Fr;
   using G1 = typename Curve::G1;
   using G2 = typename Curve::G2;
@@ -201,18 +217,21 @@ ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Prover::Ro
   const size_t n = key.domain_size;
   ProofOutput out;
   out.job = job;
-  StageRunner stage(*parts.scheduler, job, out);
+  StageRunner stage(*parts.scheduler, *parts.backend, job, out);
   Backend& backend = *parts.backend;
 
   const std::span<const Fr256> wit(w.values);
   PointBytes pa, pb1, pc, ph, pb2;
   const uint64_t g1_bytes = 2 * key.n8q, g2_bytes = 4 * key.n8q;
   std::unique_ptr<FrBuffer> a, b, c;
+  Allocator& abc_allocator = parts.staging ? *parts.staging : *parts.allocator;  // the backend copies them
   stage.run(Stage::load, 3 * n * sizeof(Fr256), [&](const Checkpoint&) {
-    a = std::make_unique<FrBuffer>(*parts.allocator, n, Usage::abc);
-    b = std::make_unique<FrBuffer>(*parts.allocator, n, Usage::abc);
-    c = std::make_unique<FrBuffer>(*parts.allocator, n, Usage::abc);
+    a = std::make_unique<FrBuffer>(abc_allocator, n, Usage::abc);
+    b = std::make_unique<FrBuffer>(abc_allocator, n, Usage::abc);
+    c = std::make_unique<FrBuffer>(abc_allocator, n, Usage::abc);
   });
+  const LeasedLane leased(lanes);
+  const Lane lane = leased.lane();
   // B2 needs only the witness: its G2 MSM (the largest) overlaps synthesis, H and the G1 MSMs as
   // one pool task, so the proof keeps exactly the pool's threads busy (a thread of its own
   // oversubscribed the cores: ~20% more CPU time on 2 cores). Whoever claims it first runs it: a
@@ -227,7 +246,7 @@ ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Prover::Ro
     if (g2_task->claimed.exchange(true)) return;  // only g2_task is touched once claimed elsewhere
     try {
       stage.run(Stage::msm_g2, uint64_t(key.n_vars) * g2_bytes,
-                [&](const Checkpoint& cp) { pb2 = backend.msm_g2(rk, 0, wit, cp); });
+                [&](const Checkpoint& cp) { pb2 = backend.msm_g2(rk, lane, wit, cp); });
       g2_task->done.set_value();
     } catch (...) {
       g2_task->done.set_exception(std::current_exception());
@@ -238,13 +257,13 @@ ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Prover::Ro
             [&](const Checkpoint& cp) { synthesize<Fr>(key, index, w, a->span(), b->span(), c->span(), *parts.pool, cp); });
   stage.run(Stage::compute_h, 3 * n * sizeof(Fr256), [&](const Checkpoint& cp) {
     const ThreadPool::Urgent urgent;  // the H MSM waits for it: ahead of the other MSMs' loops
-    backend.compute_h(rk, 0, a->span(), b->span(), c->span(), cp);
+    backend.compute_h(rk, lane, a->span(), b->span(), c->span(), cp);
   });
   stage.run(Stage::msm_g1, (3ull * key.n_vars + n) * g1_bytes, [&](const Checkpoint& cp) {
-    pa = backend.msm_g1(rk, 0, Basis::A, wit, cp);
-    pb1 = backend.msm_g1(rk, 0, Basis::B1, wit, cp);
-    pc = backend.msm_g1(rk, 0, Basis::C, wit.subspan(key.n_public + 1), cp);
-    ph = backend.msm_g1(rk, 0, Basis::H, std::span<const Fr256>(a->span()), cp);
+    pa = backend.msm_g1(rk, lane, Basis::A, wit, cp);
+    pb1 = backend.msm_g1(rk, lane, Basis::B1, wit, cp);
+    pc = backend.msm_g1(rk, lane, Basis::C, wit.subspan(key.n_public + 1), cp);
+    ph = backend.msm_g1(rk, lane, Basis::H, std::span<const Fr256>(a->span()), cp);
   });
   run_g2();
   g2_done.get();  // rethrows what the G2 MSM threw
@@ -286,6 +305,29 @@ ProofOutput prove_on(const EngineParts& parts, ResidentKey& rk, const Prover::Ro
 Prover::Prover(EngineParts parts) : parts_(std::move(parts)) {
   if (!parts_.backend || !parts_.allocator || !parts_.scheduler || !parts_.pool)
     throw FailedError("prover needs a backend, an allocator, a scheduler and a thread pool");
+  const unsigned lanes = parts_.backend->info().lanes;
+  if (lanes == 0) throw FailedError("backend declares no lanes: it cannot run a proof");
+  lanes_ = std::make_unique<Lanes>(lanes);
+}
+
+Prover::Lanes::Lanes(unsigned count) {
+  for (unsigned i = count; i-- > 0;) free_.push_back(i);
+}
+
+Lane Prover::Lanes::acquire() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return !free_.empty(); });
+  const Lane lane = free_.back();
+  free_.pop_back();
+  return lane;
+}
+
+void Prover::Lanes::release(Lane lane) {
+  {
+    std::lock_guard lock(mu_);
+    free_.push_back(lane);
+  }
+  cv_.notify_one();
 }
 
 Prover::~Prover() = default;
@@ -313,7 +355,7 @@ ProofOutput Prover::prove(ResidentKey& key, const Witness& witness, const ProveO
   JobId job = next_job_++;
   const auto index = row_index(key.key(), nullptr);
   return with_curve(key.key().curve, [&](auto curve) {
-    return prove_on<decltype(curve)>(parts_, key, *index, witness, options, job);
+    return prove_on<decltype(curve)>(parts_, *lanes_, key, *index, witness, options, job);
   });
 }
 

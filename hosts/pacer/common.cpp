@@ -47,12 +47,15 @@ Engine::Engine(const Config& config, std::shared_ptr<spdlog::logger> log)
     : config_(config),
       log_(std::move(log)),
       pool_(config.host.threads),
-      services_{log_, nullptr, &pool_},
+      services_{log_, nullptr, nullptr, &pool_},
       registry_(PluginRegistry::search_path_for(config_)) {
   if (config_.host.keep_freed_memory) keep_freed_memory(*log_);
   // The allocator first: the scheduler and the backend may allocate through it from their factories.
   allocator_ = registry_.create_allocator(config_.allocator.plugin, config_.allocator.params, services_);
   services_.allocator = allocator_.get();
+  if (config_.staging)
+    staging_ = registry_.create_allocator(config_.staging->plugin, config_.staging->params, services_);
+  services_.staging = staging_ ? staging_.get() : allocator_.get();
   scheduler_ = registry_.create_scheduler(config_.scheduler.plugin, config_.scheduler.params, services_);
   backend_ = registry_.create_backend(config_.backend.plugin, config_.backend.params, services_);
 
@@ -61,7 +64,7 @@ Engine::Engine(const Config& config, std::shared_ptr<spdlog::logger> log)
               config_.backend.plugin, fmt::join(info.devices, ", "), info.lanes, info.lanes == 1 ? "" : "s",
               config_.allocator.plugin, config_.scheduler.plugin, pool_.size(), config_.source_name());
 
-  prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, scheduler_, &pool_, log_});
+  prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, staging_, scheduler_, &pool_, log_});
 }
 
 std::string human_duration(std::chrono::nanoseconds d) {

@@ -58,6 +58,7 @@ class Engine {
   HostServices services_;  // plugins keep a reference: Engine never moves
   PluginRegistry registry_;
   std::shared_ptr<Allocator> allocator_;
+  std::shared_ptr<Allocator> staging_;  // [staging], or null: the allocator serves staging too
   std::shared_ptr<Scheduler> scheduler_;
   std::shared_ptr<Backend> backend_;
   std::unique_ptr<Prover> prover_;

@@ -1,19 +1,15 @@
 // Backend "cpu": the reference every other backend is tested against, and what runs where there
 // is no GPU. Points are decoded once per key (residency); all parallel work goes to the host pool.
+// The kernels (pacer/cpu/kernels.hpp) are chosen by params: ifma = "auto" | "on" | "off",
+// msm_window = 0 (cost model) or 2..15.
 #include <spdlog/spdlog.h>
 
-#include <sys/mman.h>
-
-#include <atomic>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
+#include "pacer/cpu/kernels.hpp"
 #include "pacer/error.hpp"
-#include "pacer/math/curves.hpp"
-#include "pacer/math/msm.hpp"
-#include "pacer/math/ntt.hpp"
 #include "pacer/plugin.hpp"
 #include "pacer/thread_pool.hpp"
 
@@ -22,54 +18,6 @@ namespace {
 using namespace pacer;
 using namespace pacer::math;
 
-// Decoded key points in memory that nobody zeroed first: each pool thread first-touches (faults
-// in) the part it fills, where a std::vector would have one thread zero all of it before the
-// parallel copy (at 2^20 that serial pass was most of the key's load time). Transparent huge
-// pages where the kernel allows them: 512 times fewer page faults.
-template <class Group>
-class PointBuffer {
- public:
-  PointBuffer() = default;
-  // Every point is checked once copied (is_valid_key_point: the MSM's equal-x test relies on
-  // canonical coordinates). A damaged key fails here, naming the section and point, instead of
-  // giving a wrong proof.
-  PointBuffer(std::span<const std::byte> bytes, ThreadPool* pool, const std::string& path, const char* section)
-      : size_(bytes.size() / point_bytes<Group>()) {
-    if (size_ == 0) return;
-    const size_t size_bytes = (size_ * sizeof(Affine<Group>) + kAlign - 1) / kAlign * kAlign;
-    data_.reset(static_cast<Affine<Group>*>(::operator new(size_bytes, std::align_val_t(kAlign))));
-#ifdef MADV_HUGEPAGE
-    ::madvise(data_.get(), size_bytes, MADV_HUGEPAGE);  // advice only: fine to be refused
-#endif
-    std::atomic<size_t> first_bad{size_};
-    constexpr size_t chunk = 1 << 14;
-    pool->parallel_for((size_ + chunk - 1) / chunk, [&](size_t c) {
-      const size_t begin = c * chunk, end = std::min(size_, begin + chunk);
-      for (size_t i = begin; i < end; ++i)
-        ::new (data_.get() + i) Affine<Group>(decode_point<Group>(bytes.data() + i * point_bytes<Group>()));
-      const size_t bad = begin + first_invalid_key_point<Group>({data_.get() + begin, end - begin});
-      if (bad == end) return;
-      size_t seen = first_bad.load();
-      while (bad < seen && !first_bad.compare_exchange_weak(seen, bad)) {
-      }
-    });
-    if (first_bad.load() < size_)
-      throw InputError(path + ": section " + section + ", point " + std::to_string(first_bad.load()) +
-                       " is not a point of the curve (coordinates must be below p and satisfy the curve equation): "
-                       "the key is damaged; make or download it again");
-  }
-  std::span<const Affine<Group>> points() const { return {data_.get(), size_}; }
-
- private:
-  static constexpr size_t kAlign = size_t(2) << 20;  // a huge page
-  static_assert(std::is_trivially_destructible_v<Affine<Group>>);
-  struct Free {
-    void operator()(Affine<Group>* p) const { ::operator delete(p, std::align_val_t(kAlign)); }
-  };
-  size_t size_ = 0;
-  std::unique_ptr<Affine<Group>, Free> data_;
-};
-
 template <class Curve>
 class CpuResidentKey final : public ResidentKey {
  public:
@@ -77,14 +25,14 @@ class CpuResidentKey final : public ResidentKey {
   using G2 = typename Curve::G2;
   using Fr = typename Curve::Fr;
 
-  CpuResidentKey(std::shared_ptr<const ProvingKey> key, ThreadPool* pool)
+  CpuResidentKey(std::shared_ptr<const ProvingKey> key, ThreadPool* pool, const CpuKernels& kernels)
       : key_(std::move(key)),
         domain_(key_->domain_size, Curve::two_adicity),
-        a_(key_->a, pool, key_->path, "5 (A)"),
-        b1_(key_->b1, pool, key_->path, "6 (B1)"),
-        c_(key_->c, pool, key_->path, "8 (C)"),
-        h_(key_->h, pool, key_->path, "9 (H)"),
-        b2_(key_->b2, pool, key_->path, "7 (B2)") {}
+        a_(key_->a, pool, kernels, key_->path, "5 (A)"),
+        b1_(key_->b1, pool, kernels, key_->path, "6 (B1)"),
+        c_(key_->c, pool, kernels, key_->path, "8 (C)"),
+        h_(key_->h, pool, kernels, key_->path, "9 (H)"),
+        b2_(key_->b2, pool, kernels, key_->path, "7 (B2)") {}
   const ProvingKey& key() const override { return *key_; }
   const Radix2Domain<Fr>& domain() const { return domain_; }
   std::span<const Affine<G1>> basis(Basis b) const {
@@ -101,8 +49,8 @@ class CpuResidentKey final : public ResidentKey {
  private:
   std::shared_ptr<const ProvingKey> key_;
   Radix2Domain<Fr> domain_;
-  PointBuffer<G1> a_, b1_, c_, h_;
-  PointBuffer<G2> b2_;
+  KeyPoints<G1> a_, b1_, c_, h_;
+  KeyPoints<G2> b2_;
 };
 
 template <class Group>
@@ -115,38 +63,41 @@ PointBytes to_bytes(const Jacobian<Group>& p) {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(HostServices& host) : host_(host) {
+  CpuBackend(HostServices& host, const CpuKernels& kernels) : host_(host), kernels_(kernels) {
     if (!host_.pool) throw FailedError("cpu backend needs the host thread pool");
   }
 
   BackendInfo info() const override {
-    // Which kernels run (chosen at start-up from the CPU's features) belongs in every report.
-    const std::string kernels = std::string("; field products ") + (g_use_adx_field ? "mulx/adx" : "portable") +
-                                "; MSM bucket additions " +
-                                (g_use_ifma_msm ? "AVX-512 IFMA" : "scalar (no AVX-512 IFMA, or PACER_NO_IFMA set)");
-    return {"cpu", {"cpu: " + std::to_string(host_.pool->size()) + " threads" + kernels}, 1,
-            {CurveId::bn254, CurveId::bls12_381}};
+    // Which kernels run belongs in every report.
+    const std::string kernels =
+        std::string("; field products ") + (kCpuHasAdx ? "mulx/adx" : "portable") + "; MSM, NTT and key check " +
+        (kernels_.ifma ? "AVX-512 IFMA" : cpu_has_ifma() ? "scalar (ifma = \"off\")" : "scalar (no AVX-512 IFMA)") +
+        (kernels_.msm_window ? "; MSM window " + std::to_string(kernels_.msm_window) + " bits" : "");
+    // Lanes: proofs share the pool, so any number can be in flight; one per pool thread is more
+    // than ever pays (jobs_in_flight bounds them anyway).
+    return {"cpu", {"cpu: " + std::to_string(host_.pool->size()) + " threads" + kernels}, host_.pool->size(),
+            {CurveId::bn254, CurveId::bls12_381}, 0};
   }
 
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override {
-    return with_curve(key->curve, [&](auto curve) -> std::unique_ptr<ResidentKey> {
-      return std::make_unique<CpuResidentKey<decltype(curve)>>(std::move(key), host_.pool);
+    return with_cpu_curve(key->curve, [&](auto curve) -> std::unique_ptr<ResidentKey> {
+      return std::make_unique<CpuResidentKey<decltype(curve)>>(std::move(key), host_.pool, kernels_);
     });
   }
 
   void compute_h(ResidentKey& key, Lane, std::span<Fr256> a, std::span<Fr256> b, std::span<Fr256> c,
                  const Checkpoint& checkpoint) override {
-    with_curve(key.key().curve, [&](auto curve) {
+    with_cpu_curve(key.key().curve, [&](auto curve) {
       using Curve = decltype(curve);
       using Fr = typename Curve::Fr;
       auto& k = resident<Curve>(key);
       auto fa = as_field<Fr>(a), fb = as_field<Fr>(b), fc = as_field<Fr>(c);
       const auto& d = k.domain();
-      d.to_odd_coset(fa, host_.pool);
+      d.to_odd_coset(fa, host_.pool, kernels_);
       if (checkpoint) checkpoint();
-      d.to_odd_coset(fb, host_.pool);
+      d.to_odd_coset(fb, host_.pool, kernels_);
       if (checkpoint) checkpoint();
-      d.to_odd_coset(fc, host_.pool);
+      d.to_odd_coset(fc, host_.pool, kernels_);
       // h = A·B − C, then out of Montgomery form: MSM scalars are standard integers.
       constexpr size_t chunk = 1 << 14;
       host_.pool->parallel_for((fa.size() + chunk - 1) / chunk, [&](size_t ch) {
@@ -158,20 +109,20 @@ class CpuBackend final : public Backend {
 
   PointBytes msm_g1(ResidentKey& key, Lane, Basis basis, std::span<const Fr256> scalars,
                     const Checkpoint& checkpoint) override {
-    return with_curve(key.key().curve, [&](auto curve) {
+    return with_cpu_curve(key.key().curve, [&](auto curve) {
       using Curve = decltype(curve);
       const auto bases = resident<Curve>(key).basis(basis);
       check_count(bases.size(), scalars.size(), "G1");
-      return to_bytes(msm<typename Curve::G1>(bases, scalars, host_.pool, &checkpoint));
+      return to_bytes(msm<typename Curve::G1>(bases, scalars, host_.pool, kernels_, &checkpoint));
     });
   }
 
   PointBytes msm_g2(ResidentKey& key, Lane, std::span<const Fr256> scalars, const Checkpoint& checkpoint) override {
-    return with_curve(key.key().curve, [&](auto curve) {
+    return with_cpu_curve(key.key().curve, [&](auto curve) {
       using Curve = decltype(curve);
       const auto bases = resident<Curve>(key).b2();
       check_count(bases.size(), scalars.size(), "G2");
-      return to_bytes(msm<typename Curve::G2>(bases, scalars, host_.pool, &checkpoint));
+      return to_bytes(msm<typename Curve::G2>(bases, scalars, host_.pool, kernels_, &checkpoint));
     });
   }
 
@@ -195,10 +146,31 @@ class CpuBackend final : public Backend {
   }
 
   HostServices& host_;
+  const CpuKernels kernels_;
 };
 
-std::unique_ptr<Backend> make_cpu_backend(const Params&, HostServices& host) {
-  return std::make_unique<CpuBackend>(host);
+// [backend.params] of the cpu backend; an impossible request is an error, never a quiet fallback.
+CpuKernels kernels_from(const Params& params) {
+  CpuKernels k = CpuKernels::detect();
+  const std::string ifma = params.get_string("ifma", "auto");
+  if (ifma == "off") {
+    k.ifma = false;
+  } else if (ifma == "on") {
+    if (!k.ifma)
+      throw InputError(params.where() + " ifma = \"on\": this CPU has no AVX-512 IFMA; use \"auto\" or \"off\"");
+  } else if (ifma != "auto") {
+    throw InputError(params.where() + " ifma must be \"auto\", \"on\" or \"off\", got \"" + ifma + "\"");
+  }
+  const int64_t window = params.get_int("msm_window", 0);
+  if (window != 0 && (window < 2 || window > 15))
+    throw InputError(params.where() + " msm_window must be 0 (the cost model's choice) or 2..15, got " +
+                     std::to_string(window));
+  k.msm_window = unsigned(window);
+  return k;
+}
+
+std::unique_ptr<Backend> make_cpu_backend(const Params& params, HostServices& host) {
+  return std::make_unique<CpuBackend>(host, kernels_from(params));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Kernel benchmark (a program, not a test): times the CPU backend's building blocks in isolation
 // so that a change to one of them can be measured without a whole proof.
-//   pacer_bench_kernels [log2 n = 16] [threads = all] [repeats = 3]
+//   pacer_bench_kernels [log2 n = 16] [threads = all] [repeats = 3] [ifma: auto | off]
 // Environment: PACER_BENCH_CURVE=bn254|bls12_381 and PACER_BENCH_ONLY=field,g1,g2,ntt (a
 // comma-separated subset; default all) narrow the run, e.g. for a profiler.
 // Prints one line per kernel: best-of-repeats wall time and a per-element figure.
@@ -13,9 +13,7 @@
 #include <vector>
 
 #include "pacer/dev/fixed_base.hpp"
-#include "pacer/math/curves.hpp"
-#include "pacer/math/msm.hpp"
-#include "pacer/math/ntt.hpp"
+#include "pacer/cpu/kernels.hpp"
 #include "pacer/thread_pool.hpp"
 
 using namespace pacer;
@@ -83,7 +81,7 @@ bool wanted(const char* kernel) {
 }
 
 template <class Curve>
-void run_curve(const char* name, size_t n, ThreadPool& pool, int repeats) {
+void run_curve(const char* name, size_t n, ThreadPool& pool, int repeats, const CpuKernels& kernels) {
   std::mt19937_64 rng(7);
   auto k = scalars(n, rng);
   if (wanted("field"))
@@ -91,12 +89,12 @@ void run_curve(const char* name, size_t n, ThreadPool& pool, int repeats) {
                 field_mul_ns<typename Curve::Fr>());
   if (wanted("g1")) {
     auto g1 = points<typename Curve::G1>(Curve::g1_generator(), n);
-    double t = best_seconds(repeats, [&] { (void)msm<typename Curve::G1>(g1, k, &pool); });
+    double t = best_seconds(repeats, [&] { (void)msm<typename Curve::G1>(g1, k, &pool, kernels); });
     std::printf("%s  G1 MSM n=%zu: %8.1f ms  (%.0f ns/point)\n", name, n, t * 1e3, t * 1e9 / double(n));
   }
   if (wanted("g2")) {
     auto g2 = points<typename Curve::G2>(Curve::g2_generator(), n);
-    double t = best_seconds(repeats, [&] { (void)msm<typename Curve::G2>(g2, k, &pool); });
+    double t = best_seconds(repeats, [&] { (void)msm<typename Curve::G2>(g2, k, &pool, kernels); });
     std::printf("%s  G2 MSM n=%zu: %8.1f ms  (%.0f ns/point)\n", name, n, t * 1e3, t * 1e9 / double(n));
   }
   if (wanted("ntt")) {
@@ -106,7 +104,7 @@ void run_curve(const char* name, size_t n, ThreadPool& pool, int repeats) {
     for (size_t i = 0; i < n; ++i) v[i] = Fr::from_u64(i * 31 + 7);
     double t = best_seconds(repeats, [&] { domain.ntt(v, &pool); });
     std::printf("%s  NTT n=%zu: %8.1f ms\n", name, n, t * 1e3);
-    t = best_seconds(repeats, [&] { domain.to_odd_coset(v, &pool); });
+    t = best_seconds(repeats, [&] { domain.to_odd_coset(v, &pool, kernels); });
     std::printf("%s  odd coset (iNTT, shift, NTT) n=%zu: %8.1f ms\n", name, n, t * 1e3);
   }
 }
@@ -117,14 +115,18 @@ int main(int argc, char** argv) {
   const unsigned log_n = argc > 1 ? unsigned(std::atoi(argv[1])) : 16;
   const unsigned threads = argc > 2 ? unsigned(std::atoi(argv[2])) : 0;
   const int repeats = argc > 3 ? std::atoi(argv[3]) : 3;
-  if (log_n < 1 || log_n > 26 || repeats < 1) {
-    std::fprintf(stderr, "usage: pacer_bench_kernels [log2 n, 1..26] [threads] [repeats]\n");
+  const std::string_view ifma = argc > 4 ? argv[4] : "auto";
+  if (log_n < 1 || log_n > 26 || repeats < 1 || (ifma != "auto" && ifma != "off")) {
+    std::fprintf(stderr, "usage: pacer_bench_kernels [log2 n, 1..26] [threads] [repeats] [ifma: auto | off]\n");
     return 2;
   }
+  CpuKernels kernels = CpuKernels::detect();
+  if (ifma == "off") kernels.ifma = false;
   ThreadPool pool(threads);
-  std::printf("threads %u, n = 2^%u, best of %d\n", pool.size(), log_n, repeats);
+  std::printf("threads %u, n = 2^%u, best of %d, IFMA %s, field products %s\n", pool.size(), log_n, repeats,
+              kernels.ifma ? "on" : "off", kCpuHasAdx ? "mulx/adx" : "portable");
   const size_t n = size_t(1) << log_n;
   const char* only = std::getenv("PACER_BENCH_CURVE");
-  if (!only || std::string_view(only) == "bn254") run_curve<Bn254>("bn254", n, pool, repeats);
-  if (!only || std::string_view(only) == "bls12_381") run_curve<Bls12_381>("bls12_381", n, pool, repeats);
+  if (!only || std::string_view(only) == "bn254") run_curve<CpuBn254>("bn254", n, pool, repeats, kernels);
+  if (!only || std::string_view(only) == "bls12_381") run_curve<CpuBls12_381>("bls12_381", n, pool, repeats, kernels);
 }

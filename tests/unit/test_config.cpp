@@ -159,8 +159,8 @@ TEST_CASE("config: unknown tables and keys name the key, the line and what is kn
   CHECK_THAT(load_error("[host]\nlog_level = \"info\"\nthread = 4\n"),
              Equals("config.toml:3: unknown key 'thread' in [host] (known: plugin_dirs, log_level, threads, keep_freed_memory)"));
   CHECK_THAT(load_error("\n[hots]\nthreads = 4\n"),
-             Equals("config.toml:2: unknown table [hots] (known: host, backend, allocator, scheduler, pipeline, "
-                    "server, keys)"));
+             Equals("config.toml:2: unknown table [hots] (known: host, backend, allocator, staging, scheduler, "
+                    "pipeline, server, keys)"));
   CHECK_THAT(load_error("threads = 4\n"), Contains("config.toml:1: unknown key 'threads' at top level"));
   CHECK_THAT(load_error("[backend]\nplugin = \"cpu\"\nparam = {}\n"),
              Equals("config.toml:3: unknown key 'param' in [backend] (known: plugin, params)"));

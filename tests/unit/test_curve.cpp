@@ -6,6 +6,7 @@
 #include "generators.hpp"
 #include "gmp_oracle.hpp"
 #include "ifma_paths.hpp"
+#include "pacer/cpu/key_points.hpp"
 #include "pacer/math/curves.hpp"
 
 using namespace pacer;
@@ -96,15 +97,15 @@ void check_key_point_scan(const Affine<Group>& gen) {
     }
     return p;
   };
-  test::for_each_ifma_setting(g_use_ifma_msm, "key-point scan", [&] {
-    REQUIRE(first_invalid_key_point<Group>(points) == points.size());
+  test::for_each_ifma_setting("key-point scan", [&](const CpuKernels& kernels) {
+    REQUIRE(first_invalid_key_point<Group>(points, kernels) == points.size());
     for (int how : {0, 1})
       for (size_t at = 0; at < points.size(); ++at) {
         auto bad = points;
         bad[at] = damage(bad[at], how);
         REQUIRE_FALSE(is_valid_key_point(bad[at]));
         INFO("damage " << how << " at " << at);
-        REQUIRE(first_invalid_key_point<Group>(bad) == at);
+        REQUIRE(first_invalid_key_point<Group>(bad, kernels) == at);
       }
   });
 }

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "gmp_oracle.hpp"
+#include "pacer/cpu/kernels.hpp"
 #include "pacer/math/curves.hpp"
 
 using namespace pacer;
@@ -90,26 +91,21 @@ void check_field_against_gmp() {
 
 }  // namespace
 
-// Both multiplication paths: mulx/adx assembly (where the CPU has it) and the portable C++.
-template <class F>
+// Both products: the portable C++ of the framework's curves, and the cpu kernels' mulx/adx
+// assembly (where the CPU and the build have it; its portable fallback elsewhere).
+template <class F, class CpuF>
 void check_both_paths() {
-  const bool had_adx = g_use_adx_field;
-  SECTION("portable C++") {
-    g_use_adx_field = false;
-    check_field_against_gmp<F>();
+  SECTION("portable C++") { check_field_against_gmp<F>(); }
+  SECTION("cpu kernels' mulx/adcx/adox where available") {
+    if (!kCpuHasAdx) WARN("this CPU has no ADX/BMI2: the kernels' product is the portable one");
+    check_field_against_gmp<CpuF>();
   }
-  SECTION("mulx/adcx/adox where available") {
-    g_use_adx_field = detect_adx();
-    if (!g_use_adx_field) WARN("this CPU has no ADX/BMI2: only the portable path was tested");
-    check_field_against_gmp<F>();
-  }
-  g_use_adx_field = had_adx;
 }
 
-TEST_CASE("BN254 Fq matches GMP", "[field]") { check_both_paths<Bn254::Fq>(); }
-TEST_CASE("BN254 Fr matches GMP", "[field]") { check_both_paths<Bn254::Fr>(); }
-TEST_CASE("BLS12-381 Fq matches GMP", "[field]") { check_both_paths<Bls12_381::Fq>(); }
-TEST_CASE("BLS12-381 Fr matches GMP", "[field]") { check_both_paths<Bls12_381::Fr>(); }
+TEST_CASE("BN254 Fq matches GMP", "[field]") { check_both_paths<Bn254::Fq, CpuBn254::Fq>(); }
+TEST_CASE("BN254 Fr matches GMP", "[field]") { check_both_paths<Bn254::Fr, CpuBn254::Fr>(); }
+TEST_CASE("BLS12-381 Fq matches GMP", "[field]") { check_both_paths<Bls12_381::Fq, CpuBls12_381::Fq>(); }
+TEST_CASE("BLS12-381 Fr matches GMP", "[field]") { check_both_paths<Bls12_381::Fr, CpuBls12_381::Fr>(); }
 
 TEST_CASE("Fr Montgomery constants match the spec table", "[field]") {
   // SNARKJS_FORMATS.md §1: R mod r for both curves.

@@ -7,8 +7,7 @@
 #include "generators.hpp"
 #include "gmp_oracle.hpp"
 #include "pacer/math/curves.hpp"
-#include "pacer/math/glv.hpp"
-#include "pacer/math/msm.hpp"
+#include "pacer/cpu/glv.hpp"
 
 using namespace pacer;
 using namespace pacer::math;

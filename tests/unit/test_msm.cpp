@@ -7,7 +7,7 @@
 #include "gmp_oracle.hpp"
 #include "ifma_paths.hpp"
 #include "pacer/math/curves.hpp"
-#include "pacer/math/msm.hpp"
+#include "pacer/cpu/msm.hpp"
 
 using namespace pacer;
 using namespace pacer::math;
@@ -27,7 +27,7 @@ std::vector<Affine<Group>> make_bases(const Affine<Group>& gen, size_t n, std::m
 }
 
 template <class Group, class Fr>
-void check_msm(const Affine<Group>& gen, const std::vector<size_t>& sizes, ThreadPool* pool) {
+void check_msm(const Affine<Group>& gen, const std::vector<size_t>& sizes, ThreadPool* pool, const CpuKernels& kernels) {
   std::mt19937_64 rng(99);
   for (size_t n : sizes) {
     auto bases = make_bases(gen, n, rng);
@@ -43,7 +43,7 @@ void check_msm(const Affine<Group>& gen, const std::vector<size_t>& sizes, Threa
     Jacobian<Group> want;
     for (size_t i = 0; i < n; ++i) want += Jacobian<Group>::from(bases[i]).mul(scalars[i]);
     INFO("n = " << n);
-    REQUIRE(msm<Group>(bases, scalars, pool) == want);
+    REQUIRE(msm<Group>(bases, scalars, pool, kernels) == want);
   }
   // Hot buckets: most scalars 1, 2 or 3 (a witness of bits), so points keep meeting their bucket
   // in the pending batch: the deferred list fills, overflows into Jacobian twins and is drained.
@@ -54,7 +54,7 @@ void check_msm(const Affine<Group>& gen, const std::vector<size_t>& sizes, Threa
     for (size_t i = 0; i < n; ++i) small[i] = i % 7 == 6 ? test::random_below_p<Fr>(rng) : Fr256{1 + i % 3, 0, 0, 0};
     Jacobian<Group> want;
     for (size_t i = 0; i < n; ++i) want += Jacobian<Group>::from(hot_bases[i]).mul(small[i]);
-    REQUIRE(msm<Group>(hot_bases, small, pool) == want);
+    REQUIRE(msm<Group>(hot_bases, small, pool, kernels) == want);
   }
   // Scalars below 2^128 (no GLV split on curves that have one: the plain batched path).
   {
@@ -64,32 +64,33 @@ void check_msm(const Affine<Group>& gen, const std::vector<size_t>& sizes, Threa
     for (auto& k : short_scalars) k = Fr256{rng(), rng(), 0, 0};
     Jacobian<Group> want;
     for (size_t i = 0; i < n; ++i) want += Jacobian<Group>::from(short_bases[i]).mul(short_scalars[i]);
-    REQUIRE(msm<Group>(short_bases, short_scalars, pool) == want);
+    REQUIRE(msm<Group>(short_bases, short_scalars, pool, kernels) == want);
   }
   // All scalars zero, and all bases infinity.
   auto bases = make_bases(gen, 16, rng);
   std::vector<Fr256> zeros(16);
-  REQUIRE(msm<Group>(bases, zeros, pool).is_identity());
+  REQUIRE(msm<Group>(bases, zeros, pool, kernels).is_identity());
   std::vector<Affine<Group>> infs(16);
   std::vector<Fr256> ones(16, Fr256{1, 0, 0, 0});
-  REQUIRE(msm<Group>(infs, ones, pool).is_identity());
+  REQUIRE(msm<Group>(infs, ones, pool, kernels).is_identity());
 }
 
 }  // namespace
 
 TEMPLATE_TEST_CASE("G1 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
   ThreadPool pool(2);
-  test::for_each_ifma_setting(g_use_ifma_msm, "bucket additions", [&] {
+  test::for_each_ifma_setting("bucket additions", [&](const CpuKernels& kernels) {
     check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(),
-                                                            {1, 2, 3, 5, 7, 33, 100, 257, 1000, 4096}, &pool);
-    check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(), {1, 7, 64}, nullptr);
+                                                            {1, 2, 3, 5, 7, 33, 100, 257, 1000, 4096}, &pool, kernels);
+    check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(), {1, 7, 64}, nullptr, kernels);
   });
 }
 
 TEMPLATE_TEST_CASE("G2 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
   ThreadPool pool(2);
-  test::for_each_ifma_setting(g_use_ifma_msm, "bucket additions", [&] {
-    check_msm<typename TestType::G2, typename TestType::Fr>(test::g2_generator<TestType>(), {1, 3, 7, 50, 300}, &pool);
+  test::for_each_ifma_setting("bucket additions", [&](const CpuKernels& kernels) {
+    check_msm<typename TestType::G2, typename TestType::Fr>(test::g2_generator<TestType>(), {1, 3, 7, 50, 300}, &pool,
+                                                            kernels);
   });
 }
 
@@ -97,11 +98,11 @@ TEMPLATE_TEST_CASE("G2 MSM matches the naive sum", "[msm]", Bn254, Bls12_381) {
 // random points into 2048 buckets, some left empty, with doublings (a point twice in one bucket)
 // and cancellations (P and -P).
 template <class Group>
-void check_bucket_sum(const Affine<Group>& gen) {
+void check_bucket_sum(const Affine<Group>& gen, const CpuKernels& kernels) {
   std::mt19937_64 rng(5);
   const size_t count = 2048;
   auto points = make_bases(gen, 3000, rng);
-  detail::AffineBuckets<Group> buckets(count);
+  detail::AffineBuckets<Group> buckets(count, kernels.ifma);
   std::vector<Jacobian<Group>> naive(count);
   // The buckets reference their points until summed: negation goes through the flag.
   auto add = [&](uint32_t b, const Affine<Group>& p, bool negate = false) {
@@ -123,8 +124,8 @@ void check_bucket_sum(const Affine<Group>& gen) {
 }
 
 TEMPLATE_TEST_CASE("Segmented bucket sums match the naive weighted sum", "[msm]", Bn254, Bls12_381) {
-  test::for_each_ifma_setting(g_use_ifma_msm, "bucket additions", [] {
-    check_bucket_sum<typename TestType::G1>(TestType::g1_generator());
-    check_bucket_sum<typename TestType::G2>(test::g2_generator<TestType>());
+  test::for_each_ifma_setting("bucket additions", [](const CpuKernels& kernels) {
+    check_bucket_sum<typename TestType::G1>(TestType::g1_generator(), kernels);
+    check_bucket_sum<typename TestType::G2>(test::g2_generator<TestType>(), kernels);
   });
 }

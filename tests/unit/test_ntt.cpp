@@ -6,7 +6,7 @@
 #include "gmp_oracle.hpp"
 #include "ifma_paths.hpp"
 #include "pacer/math/curves.hpp"
-#include "pacer/math/ntt.hpp"
+#include "pacer/cpu/ntt.hpp"
 
 using namespace pacer;
 using namespace pacer::math;
@@ -32,7 +32,7 @@ std::vector<Fr> naive_eval(const std::vector<Fr>& coeffs, const Fr& point_base, 
 }
 
 template <class Curve>
-void check_ntt(ThreadPool* pool) {
+void check_ntt(ThreadPool* pool, const CpuKernels& kernels) {
   using Fr = typename Curve::Fr;
   std::mt19937_64 rng(11);
   for (size_t n : {1u, 2u, 4u, 8u, 64u, 256u, 1024u}) {
@@ -47,7 +47,7 @@ void check_ntt(ThreadPool* pool) {
     REQUIRE(got == c);
     // Odd coset: evaluations on the domain -> evaluations at g·ω^i.
     auto evals = want;
-    d.to_odd_coset(evals, pool);
+    d.to_odd_coset(evals, pool, kernels);
     REQUIRE(evals == naive_eval(c, d.omega(), d.coset_generator()));
     // g is ω_2n: g^2 = ω_n, g^n = -1.
     if (n > 1) {
@@ -71,8 +71,7 @@ void check_ifma_coset_against_scalar(ThreadPool* pool) {
     in[0] = Fr();  // zero and p-1 are edge values of the lazy reduction
     in[1] = -Fr::one();
     auto want = in;
-    g_use_ifma_ntt = false;
-    d.to_odd_coset(want, pool);
+    d.to_odd_coset(want, pool, CpuKernels{false, 0});
     for (size_t blocks : {size_t(1), size_t(2), size_t(8), ifma::kLocalBlocks}) {
       INFO("n = " << n << ", cache block " << blocks << " blocks");
       auto got = in;
@@ -80,27 +79,26 @@ void check_ifma_coset_against_scalar(ThreadPool* pool) {
       REQUIRE(got == want);
     }
   }
-  g_use_ifma_ntt = detect_ifma();
 }
 
 }  // namespace
 
 TEST_CASE("NTT matches naive DFT (BN254)", "[ntt]") {
   ThreadPool pool(2);
-  test::for_each_ifma_setting(g_use_ifma_ntt, "odd coset", [&] {
-    check_ntt<Bn254>(nullptr);
-    check_ntt<Bn254>(&pool);
+  test::for_each_ifma_setting("odd coset", [&](const CpuKernels& kernels) {
+    check_ntt<Bn254>(nullptr, kernels);
+    check_ntt<Bn254>(&pool, kernels);
   });
 }
 
 TEST_CASE("NTT matches naive DFT (BLS12-381)", "[ntt]") {
   ThreadPool pool(2);
-  test::for_each_ifma_setting(g_use_ifma_ntt, "odd coset", [&] { check_ntt<Bls12_381>(&pool); });
+  test::for_each_ifma_setting("odd coset", [&](const CpuKernels& kernels) { check_ntt<Bls12_381>(&pool, kernels); });
 }
 
 TEMPLATE_TEST_CASE("IFMA odd coset matches the scalar one", "[ntt]", Bn254, Bls12_381) {
-  if (!detect_ifma()) {
-    WARN("no AVX-512 IFMA on this CPU (or PACER_NO_IFMA set): IFMA odd coset not tested");
+  if (!cpu_has_ifma()) {
+    WARN("no AVX-512 IFMA on this CPU: IFMA odd coset not tested");
     return;
   }
   ThreadPool pool(2);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pacer/formats/zkey.hpp"
+#include "pacer/stages.hpp"
 
 namespace pacer {
 
@@ -23,14 +24,20 @@ struct PointBytes {
 // The G1 bases of a proving key that a backend multiplies.
 enum class Basis : uint8_t { A, B1, C, H };
 
-using Lane = unsigned;  // one concurrent proof slot of a backend
+// One concurrent proof slot of a backend: 0 <= lane < BackendInfo::lanes.
+using Lane = unsigned;
 using Checkpoint = std::function<void()>;  // call between chunks: the scheduler may pause here
 
 struct BackendInfo {
   std::string name;
   std::vector<std::string> devices;  // human-readable, e.g. "cpu: 16 threads"
-  unsigned lanes = 1;                // proofs it runs at once without queueing inside
+  // Proofs whose backend work may be in flight at once. The engine hands each proof one lane for
+  // all of its backend calls and takes it back after the last one, so a backend can keep per-lane
+  // state (a CUDA stream and its scratch) and never sees two proofs on one lane at the same time.
+  // Calls of one proof on its lane may still overlap (msm_g2 beside compute_h and msm_g1).
+  unsigned lanes = 1;
   std::vector<CurveId> curves;
+  uint64_t device_bytes = 0;  // device memory held now (resident keys, lane scratch); 0 for the CPU
 };
 
 // A proving key made resident on a backend (points converted/uploaded once, reused by every
@@ -45,6 +52,10 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual BackendInfo info() const = 0;
+  // What a stage's work consumes on this backend, for the scheduler: work on a device is
+  // ResourceClass::device (not paced against host memory bandwidth); work on the host pool keeps
+  // its default class (the cuda backend's msm_g2 with g2 = "cpu" is membw).
+  virtual ResourceClass resource(Stage stage) const { return default_resource(stage); }
   virtual std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) = 0;
   // a, b, c: evaluations at the domain (Montgomery form, domain_size each). On return a holds
   // h = A_odd*B_odd - C_odd in STANDARD form (MSM scalars); b and c are scratch.

@@ -5,6 +5,7 @@
 // so a config works from any current directory.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct Config {
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};
   PluginChoice allocator{"plain", Params(toml::table{}, "[allocator.params]")};
   PluginChoice scheduler{"greedy", Params(toml::table{}, "[scheduler.params]")};
+  // [staging]: the allocator for buffers a backend copies to a device (e.g. "cuda_pinned"); when
+  // absent, the [allocator] serves them too.
+  std::optional<PluginChoice> staging;
 
   struct Pipeline {
     unsigned jobs_in_flight = 1;  // proofs the engine runs at once (>= 1)

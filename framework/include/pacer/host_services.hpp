@@ -1,5 +1,5 @@
 #pragma once
-// What the host lends every plugin: one logger, the configured allocator and the shared CPU pool
+// What the host lends every plugin: one logger, the configured allocators and the shared CPU pool
 // (plugins never spawn their own threads: oversubscription is one of the contention causes).
 #include <memory>
 
@@ -13,6 +13,9 @@ class ThreadPool;
 struct HostServices {
   std::shared_ptr<spdlog::logger> log;
   Allocator* allocator = nullptr;  // null only while the allocator itself is being created
+  // Buffers a backend copies to or from a device (Usage::abc, witness, staging): the [staging]
+  // allocator of the config (e.g. cuda_pinned), else the same object as `allocator`.
+  Allocator* staging = nullptr;
   ThreadPool* pool = nullptr;
 };
 

@@ -3,6 +3,7 @@
 // configured backend, allocator and scheduler. Curve-agnostic: the curve comes from the key.
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <chrono>
@@ -26,6 +27,7 @@ class ThreadPool;
 struct EngineParts {
   std::shared_ptr<Backend> backend;
   std::shared_ptr<Allocator> allocator;
+  std::shared_ptr<Allocator> staging;  // buffers the backend copies to a device; null: `allocator`
   std::shared_ptr<Scheduler> scheduler;
   ThreadPool* pool = nullptr;
   std::shared_ptr<spdlog::logger> log;
@@ -67,11 +69,25 @@ class Prover {
 
   struct RowIndex;  // section-4 records grouped by (matrix, row); defined in prover.cpp
 
+  // The backend's lanes (BackendInfo::lanes): a proof holds one for all of its backend calls.
+  class Lanes {
+   public:
+    explicit Lanes(unsigned count);
+    Lane acquire();  // blocks until one is free
+    void release(Lane lane);
+
+   private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::vector<Lane> free_;
+  };
+
  private:
   // Cached per key while `owner` (the key's shared_ptr) lives.
   std::shared_ptr<const RowIndex> row_index(const ProvingKey& key, const std::shared_ptr<const ProvingKey>& owner);
 
   EngineParts parts_;
+  std::unique_ptr<Lanes> lanes_;
   std::atomic<JobId> next_job_{1};
   std::mutex index_mu_;
   std::map<const ProvingKey*, std::pair<std::weak_ptr<const ProvingKey>, std::shared_ptr<const RowIndex>>> indexes_;

@@ -11,15 +11,16 @@ using JobId = uint64_t;
 enum class Stage : uint8_t { load, synthesize, compute_h, msm_g1, msm_g2, assemble, release };
 inline constexpr int kStageCount = 7;
 
-// What a stage mostly consumes; schedulers pace the membw class.
-enum class ResourceClass : uint8_t { io, membw, compute, cpu };
+// What a stage mostly consumes; schedulers pace the membw class. `device`: work on an accelerator
+// (its lane's stream), which competes with no host stage.
+enum class ResourceClass : uint8_t { io, membw, compute, cpu, device };
 
 constexpr std::string_view stage_name(Stage s) {
   constexpr std::string_view names[] = {"load", "synthesize", "compute_h", "msm_g1", "msm_g2", "assemble", "release"};
   return names[static_cast<int>(s)];
 }
 constexpr std::string_view resource_name(ResourceClass c) {
-  constexpr std::string_view names[] = {"io", "membw", "compute", "cpu"};
+  constexpr std::string_view names[] = {"io", "membw", "compute", "cpu", "device"};
   return names[static_cast<int>(c)];
 }
 constexpr ResourceClass default_resource(Stage s) {

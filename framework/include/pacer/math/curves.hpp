@@ -1,6 +1,8 @@
 #pragma once
 // The two supported pairing curves, declared by their constants alone; all arithmetic comes from
-// the field/extension/curve templates. Constants: SNARKJS_FORMATS.md §1.
+// the field/extension/curve templates. Constants: SNARKJS_FORMATS.md §1. Each curve is a template
+// over the field product's implementation (field.hpp's Mul policies): Bn254 and Bls12_381 are the
+// portable ones; the cpu kernels instantiate the same curves with their x86-64 product.
 #include <cstring>
 #include <span>
 #include <string_view>
@@ -8,13 +10,20 @@
 #include "pacer/math/ec.hpp"
 #include "pacer/math/field.hpp"
 #include "pacer/math/fp2.hpp"
-#include "pacer/math/glv.hpp"
-#include "pacer/math/msm_ifma.hpp"
 #include "pacer/types.hpp"
 
 namespace pacer::math {
 
-struct Bn254 {
+// GLV data of a curve (the algorithm is the cpu kernels' glv.hpp): the short basis (a1, b1),
+// (a2, b2) of {(a, b) : a + b·λ ≡ 0 mod r} as 256-bit two's complement, and g1 = ⌊b2·2^256 / r⌋,
+// g2 = ⌊-b1·2^256 / r⌋ (both non-negative on our curves), which give the rounding coefficients
+// c1 = ⌊k·g1 / 2^256⌋, c2 = ⌊k·g2 / 2^256⌋ without a division.
+struct GlvBasis {
+  Fr256 a1, b1, a2, b2, g1, g2;
+};
+
+template <class Mul = PortableMul>
+struct Bn254Curve {
   struct FqParams {
     static constexpr size_t N = 4;
     static constexpr Limbs<N> modulus =
@@ -25,8 +34,8 @@ struct Bn254 {
     static constexpr Limbs<N> modulus =
         limbs_from_hex<N>("30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001");
   };
-  using Fq = Fp<FqParams>;
-  using Fr = Fp<FrParams>;
+  using Fq = Fp<FqParams, Mul>;
+  using Fr = Fp<FrParams, Mul>;
   using Fq2 = Fp2<Fq>;
   // GLV (glv.hpp), from scripts/glv_constants.py: λ = 0x30644e72e131a029048b6e193fd84104cc37a73fec2bc5e9b8ca0b2d36636f23.
   static const GlvBasis& glv_basis() {
@@ -43,7 +52,7 @@ struct Bn254 {
     using Field = Fq;
     static Field b() { return Fq::from_u64(3); }
     static Fq glv_beta() { return Fq::from_std(limbs_from_hex<4>("30644e72e131a0295e6dd9e7e0acccb0c28f069fbb966e3de4bd44e5607cfd48")); }
-    static const GlvBasis& glv_basis() { return Bn254::glv_basis(); }
+    static const GlvBasis& glv_basis() { return Bn254Curve::glv_basis(); }
   };
   struct G2 {
     using Field = Fq2;
@@ -52,7 +61,7 @@ struct Bn254 {
       return value;
     }
     static Fq glv_beta() { return Fq::from_std(limbs_from_hex<4>("59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe")); }
-    static const GlvBasis& glv_basis() { return Bn254::glv_basis(); }
+    static const GlvBasis& glv_basis() { return Bn254Curve::glv_basis(); }
   };
   static constexpr CurveId id = CurveId::bn254;
   static constexpr std::string_view json_name = "bn128";
@@ -68,7 +77,8 @@ struct Bn254 {
   }
 };
 
-struct Bls12_381 {
+template <class Mul = PortableMul>
+struct Bls12_381Curve {
   struct FqParams {
     static constexpr size_t N = 6;
     static constexpr Limbs<N> modulus = limbs_from_hex<N>(
@@ -79,8 +89,8 @@ struct Bls12_381 {
     static constexpr Limbs<N> modulus =
         limbs_from_hex<N>("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
   };
-  using Fq = Fp<FqParams>;
-  using Fr = Fp<FrParams>;
+  using Fq = Fp<FqParams, Mul>;
+  using Fr = Fp<FrParams, Mul>;
   using Fq2 = Fp2<Fq>;
   // GLV (glv.hpp), from scripts/glv_constants.py: λ = 0x73eda753299d7d483339d80809a1d804a7780001fffcb7fcfffffffe00000001 = -z^2 mod r (r = z^4 - z^2 + 1 = λ^2 + λ + 1).
   static const GlvBasis& glv_basis() {
@@ -99,7 +109,7 @@ struct Bls12_381 {
     static Fq glv_beta() {
       return Fq::from_std(limbs_from_hex<6>("5f19672fdf76ce51ba69c6076a0f77eaddb3a93be6f89688de17d813620a00022e01fffffffefffe"));
     }
-    static const GlvBasis& glv_basis() { return Bls12_381::glv_basis(); }
+    static const GlvBasis& glv_basis() { return Bls12_381Curve::glv_basis(); }
   };
   struct G2 {
     using Field = Fq2;
@@ -108,7 +118,7 @@ struct Bls12_381 {
       return Fq::from_std(limbs_from_hex<6>(
           "1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac"));
     }
-    static const GlvBasis& glv_basis() { return Bls12_381::glv_basis(); }
+    static const GlvBasis& glv_basis() { return Bls12_381Curve::glv_basis(); }
   };
   static constexpr CurveId id = CurveId::bls12_381;
   static constexpr std::string_view json_name = "bls12381";
@@ -129,14 +139,17 @@ struct Bls12_381 {
   }
 };
 
-// Runs f(Curve{}) with the curve type that id names.
-template <class Fn>
+using Bn254 = Bn254Curve<>;
+using Bls12_381 = Bls12_381Curve<>;
+
+// Runs f(Curve{}) with the curve type that id names, its fields computing products with Mul.
+template <class Mul = PortableMul, class Fn>
 decltype(auto) with_curve(CurveId id, Fn&& f) {
   switch (id) {
-    case CurveId::bn254: return f(Bn254{});
+    case CurveId::bn254: return f(Bn254Curve<Mul>{});
     case CurveId::bls12_381: break;
   }
-  return f(Bls12_381{});
+  return f(Bls12_381Curve<Mul>{});
 }
 
 // --- the zkey's point encoding: Montgomery limbs, little-endian, all-zero = infinity ---------
@@ -190,33 +203,10 @@ bool is_canonical(const F& f) {
 
 // What every backend checks of a key point it loads: canonical coordinates on the curve (the
 // identity (0, 0) included). Subgroup membership is not checked: it costs a scalar multiplication.
+// (The cpu kernels' first_invalid_key_point runs it eight points at a time.)
 template <class Group>
 bool is_valid_key_point(const Affine<Group>& p) {
   return is_canonical(p.x) && is_canonical(p.y) && p.on_curve();
-}
-
-// Index of the first point of `points` that fails is_valid_key_point, or points.size(). The
-// curve equations run eight at a time on IFMA where the CPU has it (a key's points are checked as
-// it loads: scalar, that was ~5% of a 2^16 proof's CPU time).
-template <class Group>
-size_t first_invalid_key_point(std::span<const Affine<Group>> points) {
-  size_t i = 0;
-#if defined(PACER_HAVE_IFMA_CODE)
-  if constexpr (ifma::supported<Group>()) {
-    if (g_use_ifma_msm) {
-      for (; i + 8 <= points.size(); i += 8) {
-        const unsigned on = ifma::on_curve_lanes<Group>(points.data() + i, 8);
-        for (size_t j = 0; j < 8; ++j) {
-          const auto& p = points[i + j];
-          if (!(on >> j & 1) || !is_canonical(p.x) || !is_canonical(p.y)) return i + j;
-        }
-      }
-    }
-  }
-#endif
-  for (; i < points.size(); ++i)
-    if (!is_valid_key_point(points[i])) return i;
-  return points.size();
 }
 
 template <class Group>

@@ -1,7 +1,9 @@
 #pragma once
 // Prime fields in Montgomery form over 64-bit limbs, one template for every modulus.
 // Constants (R mod p, R^2 mod p, -p^-1 mod 2^64) are derived at compile time from the modulus,
-// so a curve is declared by its primes alone.
+// so a curve is declared by its primes alone. Portable C++: it compiles under nvcc and on any
+// 64-bit GCC/Clang target. The product's implementation is a template parameter (PortableMul
+// here); the cpu plugin's kernels plug in an x86-64 mulx/adx one without a second field type.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -10,11 +12,12 @@
 #include <string_view>
 #include <type_traits>
 
-#if defined(__x86_64__)
+// The carry-chain intrinsics are plain x86-64 (no target flags); nvcc's front end is kept away
+// from the intrinsics headers.
+#if defined(__x86_64__) && !defined(__CUDACC__)
 #include <x86intrin.h>
+#define PACER_HAVE_CARRY_INTRINSICS 1
 #endif
-
-#include "pacer/math/field_adx.hpp"
 
 // Hot arithmetic must inline into the MSM/NTT loops; GCC otherwise keeps these out of line.
 // Not in sanitizer or unoptimised builds, where forced inlining only multiplies compile time.
@@ -22,6 +25,13 @@
 #define PACER_HOT __attribute__((always_inline))
 #else
 #define PACER_HOT
+#endif
+
+// GCC's loop pragma; nvcc's front end warns about GCC pragmas it does not know.
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define PACER_UNROLL_8
+#else
+#define PACER_UNROLL_8 _Pragma("GCC unroll 8")
 #endif
 
 namespace pacer::math {
@@ -70,7 +80,7 @@ namespace detail {
 // the intrinsics: GCC compiles the u128 form below into stack round trips, ~3x the instructions.
 template <bool kSubtract, size_t N>
 PACER_HOT constexpr uint64_t limbs_carry_chain(Limbs<N>& a, const Limbs<N>& b) {
-#if defined(__x86_64__)
+#if defined(PACER_HAVE_CARRY_INTRINSICS)
   if (!std::is_constant_evaluated()) {
     unsigned char carry = 0;
     for (size_t i = 0; i < N; ++i) {
@@ -189,9 +199,20 @@ constexpr Limbs<N> pow2_mod(const Limbs<N>& p, size_t doublings) {
 }
 }  // namespace detail
 
+// The portable Montgomery product; the reference every other implementation is tested against.
+// Mul policies: `template <class F> static limbs_t mul(const limbs_t&, const limbs_t&)` returning
+// a·b·R^-1 mod p fully reduced.
+struct PortableMul {
+  template <class F>
+  static PACER_HOT constexpr typename F::limbs_t mul(const typename F::limbs_t& a, const typename F::limbs_t& b) {
+    return F::mont_mul(a, b);
+  }
+};
+
 // Params: `static constexpr size_t N; static constexpr Limbs<N> modulus;` with modulus odd and
-// below 2^(64N-1) (one spare bit, true for BN254 and BLS12-381 fields).
-template <class Params>
+// below 2^(64N-1) (one spare bit, true for BN254 and BLS12-381 fields). Mul: how products are
+// computed (same integers whatever the policy; see PortableMul).
+template <class Params, class Mul = PortableMul>
 class Fp {
  public:
   static constexpr size_t N = Params::N;
@@ -254,22 +275,8 @@ class Fp {
   }
   PACER_HOT constexpr Fp operator-() const { return is_zero() ? *this : from_mont(P) - *this; }
   friend PACER_HOT constexpr Fp operator*(const Fp& a, const Fp& b) {
-#ifdef PACER_HAVE_ADX_ASM
-    if constexpr (N == 4 || N == 6) {
-      if (!std::is_constant_evaluated()) {
-        if (g_use_adx_field) [[likely]] {
-          Fp r;
-          if constexpr (N == 4) adx::mont_mul_4(r.v.data(), a.v.data(), b.v.data(), P.data(), INV);
-          else adx::mont_mul_6(r.v.data(), a.v.data(), b.v.data(), P.data(), INV);
-          r.v = reduce_once(r.v);
-          return r;
-        }
-        // Only the fallback here: out of line, so hot loops do not carry both versions inlined.
-        return from_mont(mont_mul_out_of_line(a.v, b.v));
-      }
-    }
-#endif
-    return from_mont(mont_mul(a.v, b.v));
+    if (std::is_constant_evaluated()) return from_mont(mont_mul(a.v, b.v));
+    return from_mont(Mul::template mul<Fp>(a.v, b.v));
   }
   // a + b left in [0, 2p): only as a factor of operator*, which accepts factors below 2p because
   // 4p < 2^(64N) (the product then stays below 2p·R). Saves a reduction in Karatsuba-style sums.
@@ -304,22 +311,30 @@ class Fp {
     return from_mont(binary_inverse(v)) * from_mont(R3);
   }
 
-  // The portable product as a call: the fallback when the adx asm is compiled in.
+  // The portable product as a call: a fallback that does not bloat hot loops inlined twice.
   [[gnu::noinline]] static limbs_t mont_mul_out_of_line(const limbs_t& a, const limbs_t& b) { return mont_mul(a, b); }
+
+  // x in [0, 2p) -> x mod p, without a data-dependent branch on the comparison.
+  static PACER_HOT constexpr limbs_t reduce_once(const limbs_t& x) {
+    limbs_t d = x;
+    const uint64_t keep_x = 0 - limbs_sub(d, P);
+    for (size_t i = 0; i < N; ++i) d[i] ^= (d[i] ^ x[i]) & keep_x;
+    return d;
+  }
 
   // CIOS Montgomery multiplication a*b*R^-1 mod p, in the "no-carry" form: with the modulus'
   // top limb below 2^63 - 1 the running sum never needs an (N+1)-th word (cf. gnark-crypto).
   static PACER_HOT constexpr limbs_t mont_mul(const limbs_t& a, const limbs_t& b) {
     static_assert(P[N - 1] < (~uint64_t(0) >> 1) - 1, "no-carry CIOS needs a spare top bit");
     limbs_t t{};
-#pragma GCC unroll 8
+PACER_UNROLL_8
     for (size_t i = 0; i < N; ++i) {
       u128 s = u128(a[0]) * b[i] + t[0];
       uint64_t carry = uint64_t(s >> 64);
       const uint64_t m = uint64_t(s) * INV;
       u128 r = u128(m) * P[0] + uint64_t(s);
       uint64_t carry2 = uint64_t(r >> 64);
-#pragma GCC unroll 8
+PACER_UNROLL_8
       for (size_t j = 1; j < N; ++j) {
         s = u128(a[j]) * b[i] + t[j] + carry;
         carry = uint64_t(s >> 64);
@@ -363,16 +378,6 @@ class Fp {
     }
     return a == one ? x1 : x2;
   }
-
-  // x in [0, 2p) -> x mod p, without a data-dependent branch on the comparison.
-  static PACER_HOT constexpr limbs_t reduce_once(const limbs_t& x) {
-    limbs_t d = x;
-    const uint64_t keep_x = 0 - limbs_sub(d, P);
-    for (size_t i = 0; i < N; ++i) d[i] ^= (d[i] ^ x[i]) & keep_x;
-    return d;
-  }
-
- public:
 };
 
 }  // namespace pacer::math

@@ -1,10 +1,13 @@
 #pragma once
 // Montgomery multiplication with mulx/adcx/adox (BMI2 + ADX): two independent carry chains, one
-// for the low and one for the high halves of the products. Chosen at run time (cpu_has_adx()):
-// the portable C++ in field.hpp stays the fallback and the oracle it is tested against.
+// for the low and one for the high halves of the products. AdxMul (below) is the Mul policy of
+// the cpu kernels' field types (curves_adx.hpp); it checks the CPU once and falls back to the
+// portable product of field.hpp, which stays the oracle it is tested against.
 // Written out by scripts/gen_field_adx.py: per round i, t += a*b[i] then t = (t + m*p) / 2^64; the
 // word that the reduction clears becomes the next round's top word (no register moves).
 #include <cstdint>
+
+#include "pacer/math/field.hpp"
 
 // Not under -O0 (the 6-limb version needs 14 registers) nor under ASan (it reserves some).
 #if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(PACER_PORTABLE_FIELD) && !defined(__SANITIZE_ADDRESS__)
@@ -13,7 +16,7 @@
 
 namespace pacer::math {
 
-// True when this CPU has BMI2 and ADX. Tests switch it off to run the portable fallback.
+// True when this CPU has BMI2 and ADX.
 inline bool detect_adx() {
 #if defined(__x86_64__)
   __builtin_cpu_init();  // may run before main, from a static initialiser
@@ -22,7 +25,9 @@ inline bool detect_adx() {
   return false;
 #endif
 }
-inline bool g_use_adx_field = detect_adx();
+
+// Whether AdxMul runs the asm: a fact of the CPU, read once; nothing switches it at run time.
+inline const bool kCpuHasAdx = detect_adx();
 
 #ifdef PACER_HAVE_ADX_ASM
 namespace adx {
@@ -460,5 +465,25 @@ namespace adx {
 
 }  // namespace adx
 #endif
+
+// The product as the cpu kernels compute it: the asm where the CPU and the build allow, the
+// portable product otherwise (out of line, so hot loops do not carry both versions inlined).
+struct AdxMul {
+  template <class F>
+  static PACER_HOT typename F::limbs_t mul(const typename F::limbs_t& a, const typename F::limbs_t& b) {
+#ifdef PACER_HAVE_ADX_ASM
+    if constexpr (F::N == 4 || F::N == 6) {
+      if (kCpuHasAdx) [[likely]] {
+        typename F::limbs_t r;
+        if constexpr (F::N == 4) adx::mont_mul_4(r.data(), a.data(), b.data(), F::P.data(), F::INV);
+        else adx::mont_mul_6(r.data(), a.data(), b.data(), F::P.data(), F::INV);
+        return F::reduce_once(r);
+      }
+      return F::mont_mul_out_of_line(a, b);
+    }
+#endif
+    return F::mont_mul(a, b);
+  }
+};
 
 }  // namespace pacer::math

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "pacer/cpu/kernel_config.hpp"
 #include "pacer/math/field.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -28,18 +29,6 @@
 
 
 namespace pacer::math {
-
-// True when this CPU has AVX-512F and IFMA and PACER_NO_IFMA is unset (benchmarks compare the paths).
-inline bool detect_ifma() {
-#if defined(PACER_HAVE_IFMA_CODE)
-  __builtin_cpu_init();
-  const char* off = std::getenv("PACER_NO_IFMA");
-  if (off && *off && std::strcmp(off, "0") != 0) return false;
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
-#else
-  return false;
-#endif
-}
 
 namespace ifma {
 

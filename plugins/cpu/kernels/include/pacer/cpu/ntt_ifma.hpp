@@ -22,13 +22,10 @@
 #include <span>
 #include <stdexcept>
 
-#include "pacer/math/ifma_field.hpp"
+#include "pacer/cpu/ifma_field.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace pacer::math {
-
-// Tests switch it off to run the scalar transform.
-inline bool g_use_ifma_ntt = detect_ifma();
 
 namespace ifma {
 

@@ -3,23 +3,17 @@
 // the prime-order subgroups of G1 and G2 to themselves as multiplication by a cube root of unity λ
 // mod r. A scalar k splits into k1 + k2·λ with |k1|, |k2| < 2^128, so k·P = k1·P + k2·φ(P): an MSM
 // of n 254-bit scalars becomes one of 2n 128-bit scalars, half the windows and so half the bucket
-// sums for the same per-point work. Constants: scripts/glv_constants.py; tests/test_glv.cpp checks
+// sums for the same per-point work. Constants (curves.hpp): scripts/glv_constants.py; tests/unit/test_glv.cpp checks
 // φ = λ on both groups and the split against GMP.
 #include <concepts>
 #include <cstdint>
 
+#include "pacer/math/curves.hpp"
 #include "pacer/math/ec.hpp"
 #include "pacer/math/field.hpp"
 #include "pacer/types.hpp"
 
 namespace pacer::math {
-
-// The short basis (a1, b1), (a2, b2) of {(a, b) : a + b·λ ≡ 0 mod r} as 256-bit two's complement,
-// and g1 = ⌊b2·2^256 / r⌋, g2 = ⌊-b1·2^256 / r⌋ (both non-negative on our curves), which give the
-// rounding coefficients c1 = ⌊k·g1 / 2^256⌋, c2 = ⌊k·g2 / 2^256⌋ without a division.
-struct GlvBasis {
-  Fr256 a1, b1, a2, b2, g1, g2;
-};
 
 // |k1| and |k2|, standard form, with their signs.
 struct GlvSplit {

@@ -3,16 +3,12 @@
 // additions side by side, one per lane. Coordinates are below p when stored and below 2p inside,
 // so the product bound needs p < 2^(64N-2) (true of both curves' Fq).
 //
-// Chosen at run time (g_use_ifma_msm); the scalar flush stays the fallback and the oracle: the MSM
+// Chosen per call (CpuKernels::ifma); the scalar flush stays the fallback and the oracle: the MSM
 // tests run both.
+#include "pacer/cpu/ifma_field.hpp"
 #include "pacer/math/ec.hpp"
-#include "pacer/math/ifma_field.hpp"
 
 namespace pacer::math {
-
-// The IFMA point code (bucket additions, the key-point check); tests switch it off to run the
-// scalar code.
-inline bool g_use_ifma_msm = detect_ifma();
 
 namespace ifma {
 

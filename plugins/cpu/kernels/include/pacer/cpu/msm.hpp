@@ -12,9 +12,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "pacer/cpu/glv.hpp"
+#include "pacer/cpu/kernel_config.hpp"
+#include "pacer/cpu/msm_ifma.hpp"
 #include "pacer/math/ec.hpp"
-#include "pacer/math/glv.hpp"
-#include "pacer/math/msm_ifma.hpp"
 #include "pacer/thread_pool.hpp"
 #include "pacer/types.hpp"
 
@@ -44,9 +45,10 @@ class AffineBuckets {
   using J = Jacobian<Group>;
 
   // Batches of up to 2048 additions share one inversion (1024 was ~3% slower on 2^16 proofs).
-  explicit AffineBuckets(size_t count) : AffineBuckets(count, std::clamp<size_t>(count / 4, 16, 2048)) {}
-  AffineBuckets(size_t count, size_t batch_limit)
-      : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(batch_limit) {
+  // `ifma`: flush batches on AVX-512 IFMA (only where the CPU has it: CpuKernels).
+  AffineBuckets(size_t count, bool ifma) : AffineBuckets(count, std::clamp<size_t>(count / 4, 16, 2048), ifma) {}
+  AffineBuckets(size_t count, size_t batch_limit, bool ifma)
+      : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(batch_limit), ifma_(ifma) {
     batch_bucket_.reserve(2 * batch_limit_);
     batch_point_.reserve(2 * batch_limit_);
     batch_negate_.reserve(2 * batch_limit_);
@@ -105,7 +107,7 @@ class AffineBuckets {
   // over only kSegments points. The few Jacobian twins (hot buckets) are weighted one by one.
   J segmented_sum() const {
     const size_t len = buckets_.size() / kSegments;
-    AffineBuckets runs(2 * kSegments, 2 * kSegments);  // R_j at j, T_j at kSegments + j
+    AffineBuckets runs(2 * kSegments, 2 * kSegments, ifma_);  // R_j at j, T_j at kSegments + j
     for (size_t t = len; t-- > 0;) {
       for (size_t j = 0; j < kSegments; ++j)
         if (const A& b = buckets_[j * len + t]; !b.is_identity()) runs.add(uint32_t(j), b);
@@ -173,7 +175,7 @@ class AffineBuckets {
     if (n == 0) return;
 #if defined(PACER_HAVE_IFMA_CODE)
     if constexpr (ifma::supported<Group>()) {
-      if (g_use_ifma_msm) {
+      if (ifma_) {
         flush_ifma(n);
         return;
       }
@@ -240,6 +242,7 @@ class AffineBuckets {
   std::vector<J> overflow_;
   std::vector<uint8_t> busy_;
   size_t batch_limit_;
+  bool ifma_;
   std::vector<uint32_t> batch_bucket_;
   std::vector<const A*> batch_point_;
   std::vector<uint8_t> batch_negate_;
@@ -274,7 +277,7 @@ inline unsigned best_window(size_t n, bool signed_digits, double cost_point, dou
 
 }  // namespace detail
 
-// Window width of the plain (unsigned, Jacobian-bucket) variant; exposed for tests and tuning.
+// Window width of the plain (unsigned, Jacobian-bucket) variant of small MSMs.
 inline unsigned msm_window_bits(size_t n) { return detail::best_window(n, false, 11, 27, 256); }
 
 // Below this many points the batch machinery does not pay for itself.
@@ -295,13 +298,13 @@ struct MsmPoints {
 // GLV, half of it with); every magnitude has at most `bits` bits.
 template <class Group, class ScalarsOf>
 Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, const ScalarsOf& scalars_of,
-                            ThreadPool* pool, const std::function<void()>* checkpoint) {
+                            ThreadPool* pool, const CpuKernels& kernels, const std::function<void()>* checkpoint) {
   using J = Jacobian<Group>;
   const size_t n = points.size();
   // Signed digits are stored as int16: |d| <= 2^(c-1) needs c <= 15.
   // Bucket costs as much as a point in the model: measured, not derived (2-core VM, 2^16 and 2^20
   // bn128 proofs, c = 13/14/15 alternated: 15 was fastest; the model gave 13 with 27 per bucket).
-  const unsigned c = best_window(n, true, 6.5, 6.5, bits, 15);
+  const unsigned c = kernels.msm_window ? std::clamp(kernels.msm_window, 2u, 15u) : best_window(n, true, 6.5, 6.5, bits, 15);
   // Signed digits need one more bit for the final carry. Windows of (nearly) equal widths, at
   // most c: a narrow top window would send all its points to a few hot buckets.
   const size_t covered = bits + 1;
@@ -343,7 +346,7 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
     if (checkpoint && *checkpoint) (*checkpoint)();
     const size_t w = t / chunks, ch = t % chunks;
     const size_t begin = ch * chunk_len, end = std::min(n, begin + chunk_len);
-    AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1));
+    AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1), kernels.ifma);
     const int16_t* dw = digits.data() + w * n;
     constexpr size_t kAhead = 8;
     for (size_t i = begin; i < end; ++i) {
@@ -386,9 +389,11 @@ Jacobian<Group> small_msm(std::span<const Affine<Group>> bases, std::span<const 
 
 }  // namespace detail
 
+// Σ scalars[i]·bases[i] over the common length, on `pool` (serially without one), with the paths
+// `kernels` selects; `checkpoint` (when set) is called between tasks: the scheduler may pause there.
 template <class Group>
 Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256> scalars, ThreadPool* pool,
-                    const std::function<void()>* checkpoint = nullptr) {
+                    const CpuKernels& kernels, const std::function<void()>* checkpoint = nullptr) {
   const size_t n = std::min(bases.size(), scalars.size());
   if (n == 0) return Jacobian<Group>::identity();
   bases = bases.first(n);
@@ -414,11 +419,11 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
         emit(u, s.k1, s.k1_negative);
         emit(n + u, s.k2, s.k2_negative);
       };
-      return detail::batched_msm<Group>({bases, images}, n, kGlvBits, split, pool, checkpoint);
+      return detail::batched_msm<Group>({bases, images}, n, kGlvBits, split, pool, kernels, checkpoint);
     }
   }
   auto plain = [&](size_t u, const auto& emit) { emit(u, scalars[u], false); };
-  return detail::batched_msm<Group>({bases, {}}, n, bits, plain, pool, checkpoint);
+  return detail::batched_msm<Group>({bases, {}}, n, bits, plain, pool, kernels, checkpoint);
 }
 
 }  // namespace pacer::math

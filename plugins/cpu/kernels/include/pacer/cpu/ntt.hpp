@@ -1,16 +1,17 @@
 #pragma once
 // Radix-2 NTT over a scalar field with snarkjs's roots of unity (ω_n = 5^((r-1)/n), spec §1.1),
 // natural-order input and output, and the odd-coset H evaluation of spec §6.3.
-// to_odd_coset takes the AVX-512 IFMA path of ntt_ifma.hpp where the CPU has it (g_use_ifma_ntt);
-// the scalar transform here is its fallback and the tests' reference.
+// to_odd_coset takes the AVX-512 IFMA path of ntt_ifma.hpp when CpuKernels::ifma says so; the
+// scalar transform here is its fallback and the tests' reference.
 #include <cstddef>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "pacer/cpu/kernel_config.hpp"
+#include "pacer/cpu/ntt_ifma.hpp"
 #include "pacer/math/field.hpp"
-#include "pacer/math/ntt_ifma.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace pacer::math {
@@ -61,9 +62,9 @@ class Radix2Domain {
   }
 
   // In place: evaluations at ω^i -> evaluations at g·ω^i (g = coset generator).
-  void to_odd_coset(std::span<Fr> a, ThreadPool* pool) const {
+  void to_odd_coset(std::span<Fr> a, ThreadPool* pool, const CpuKernels& kernels) const {
     if constexpr (ifma::ntt_supported<Fr>()) {
-      if (g_use_ifma_ntt && n_ >= kIfmaMin) {
+      if (kernels.ifma && n_ >= kIfmaMin) {
         if (a.size() != n_) throw std::invalid_argument("NTT input size does not match the domain");
         ifma::odd_coset<Fr>(a, coset_tables(), pool);
         return;
@@ -145,16 +146,5 @@ class Radix2Domain {
   std::vector<Fr> roots_, inv_roots_;
   std::vector<Fr> block_scale_, lane_scale_;  // IFMA path only
 };
-
-// Spec §6.3: a, b, c hold evaluations on the domain (Montgomery). On return a[i] holds
-// h_i = A(g ω^i) B(g ω^i) - C(g ω^i), still in Montgomery form; b and c are clobbered.
-template <class Fr>
-void odd_coset_h(const Radix2Domain<Fr>& domain, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
-                 ThreadPool* pool) {
-  domain.to_odd_coset(a, pool);
-  domain.to_odd_coset(b, pool);
-  domain.to_odd_coset(c, pool);
-  for (size_t i = 0; i < a.size(); ++i) a[i] = a[i] * b[i] - c[i];
-}
 
 }  // namespace pacer::math

@@ -1,0 +1,30 @@
+#pragma once
+// Which CPU kernels run: chosen per backend from its params ([backend.params] ifma, msm_window),
+// passed down to every kernel call. No global switch and no environment variable, so two backends
+// (or a test and its oracle) in one process can run different paths side by side.
+#include <string>
+
+namespace pacer::math {
+
+// AVX-512F + IFMA on this CPU (only then can CpuKernels::ifma be true).
+inline bool cpu_has_ifma() {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
+#else
+  return false;
+#endif
+}
+
+struct CpuKernels {
+  // AVX-512 IFMA for the MSM's bucket additions, compute_h's odd coset and the key-point check;
+  // the scalar code otherwise (and always on CPUs without IFMA).
+  bool ifma = false;
+  // Pippenger window width in bits for large MSMs (2..15); 0 = the cost model's choice.
+  unsigned msm_window = 0;
+
+  // The fastest paths this CPU has.
+  static CpuKernels detect() { return {cpu_has_ifma(), 0}; }
+};
+
+}  // namespace pacer::math

@@ -1,0 +1,98 @@
+#pragma once
+// Key points made resident in host memory for the CPU kernels: decoded once, checked once, in
+// parallel, in memory nobody zeroed first. Shared by the cpu backend (every basis) and by other
+// backends that keep a basis on the CPU (the cuda backend's G2 MSM with g2 = "cpu").
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "pacer/cpu/kernel_config.hpp"
+#include "pacer/cpu/msm_ifma.hpp"
+#include "pacer/error.hpp"
+#include "pacer/math/curves.hpp"
+#include "pacer/thread_pool.hpp"
+
+namespace pacer::math {
+
+// Index of the first point of `points` that fails is_valid_key_point, or points.size(). The
+// curve equations run eight at a time on IFMA when `kernels` allows (a key's points are checked
+// as it loads: scalar, that was ~5% of a 2^16 proof's CPU time).
+template <class Group>
+size_t first_invalid_key_point(std::span<const Affine<Group>> points, const CpuKernels& kernels) {
+  size_t i = 0;
+#if defined(PACER_HAVE_IFMA_CODE)
+  if constexpr (ifma::supported<Group>()) {
+    if (kernels.ifma) {
+      for (; i + 8 <= points.size(); i += 8) {
+        const unsigned on = ifma::on_curve_lanes<Group>(points.data() + i, 8);
+        for (size_t j = 0; j < 8; ++j) {
+          const auto& p = points[i + j];
+          if (!(on >> j & 1) || !is_canonical(p.x) || !is_canonical(p.y)) return i + j;
+        }
+      }
+    }
+  }
+#else
+  (void)kernels;
+#endif
+  for (; i < points.size(); ++i)
+    if (!is_valid_key_point(points[i])) return i;
+  return points.size();
+}
+
+// One section of key points, decoded into Affine<Group>. Each pool thread first-touches (faults
+// in) the part it fills, where a std::vector would have one thread zero all of it before the
+// parallel copy (at 2^20 that serial pass was most of the key's load time). Transparent huge
+// pages where the kernel allows them: 512 times fewer page faults. Every point is checked once
+// copied (the MSM's equal-x test relies on canonical coordinates): a damaged key fails here,
+// naming the section and point, instead of giving a wrong proof.
+template <class Group>
+class KeyPoints {
+ public:
+  KeyPoints() = default;
+  KeyPoints(std::span<const std::byte> bytes, ThreadPool* pool, const CpuKernels& kernels, const std::string& path,
+            const char* section)
+      : size_(bytes.size() / point_bytes<Group>()) {
+    if (size_ == 0) return;
+    const size_t size_bytes = (size_ * sizeof(Affine<Group>) + kAlign - 1) / kAlign * kAlign;
+    data_.reset(static_cast<Affine<Group>*>(::operator new(size_bytes, std::align_val_t(kAlign))));
+#ifdef MADV_HUGEPAGE
+    ::madvise(data_.get(), size_bytes, MADV_HUGEPAGE);  // advice only: fine to be refused
+#endif
+    std::atomic<size_t> first_bad{size_};
+    constexpr size_t chunk = 1 << 14;
+    run_tasks(pool, (size_ + chunk - 1) / chunk, [&](size_t c) {
+      const size_t begin = c * chunk, end = std::min(size_, begin + chunk);
+      for (size_t i = begin; i < end; ++i)
+        ::new (data_.get() + i) Affine<Group>(decode_point<Group>(bytes.data() + i * point_bytes<Group>()));
+      const size_t bad = begin + first_invalid_key_point<Group>({data_.get() + begin, end - begin}, kernels);
+      if (bad == end) return;
+      size_t seen = first_bad.load();
+      while (bad < seen && !first_bad.compare_exchange_weak(seen, bad)) {
+      }
+    });
+    if (first_bad.load() < size_)
+      throw InputError(path + ": section " + section + ", point " + std::to_string(first_bad.load()) +
+                       " is not a point of the curve (coordinates must be below p and satisfy the curve equation): "
+                       "the key is damaged; make or download it again");
+  }
+  std::span<const Affine<Group>> points() const { return {data_.get(), size_}; }
+  size_t bytes() const { return size_ * sizeof(Affine<Group>); }
+
+ private:
+  static constexpr size_t kAlign = size_t(2) << 20;  // a huge page
+  static_assert(std::is_trivially_destructible_v<Affine<Group>>);
+  struct Free {
+    void operator()(Affine<Group>* p) const { ::operator delete(p, std::align_val_t(kAlign)); }
+  };
+  size_t size_ = 0;
+  std::unique_ptr<Affine<Group>, Free> data_;
+};
+
+}  // namespace pacer::math
