@@ -1,0 +1,370 @@
+// Host API: devices, resident points, lanes (gpu_api.hpp), and the testing entry points.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace pacer::cuda {
+
+namespace {
+std::mutex g_error_mu;
+std::string g_last_error;
+
+void set_last_error(std::string s) {
+  std::lock_guard lock(g_error_mu);
+  g_last_error = std::move(s);
+}
+
+size_t fq_bytes(Curve c) { return c == Curve::bn254 ? 32 : 48; }
+
+uint32_t log2_exact(size_t n, const char* what) {
+  if (n == 0 || (n & (n - 1))) throw std::invalid_argument(std::string("pacer::cuda: ") + what + " is not a power of two");
+  uint32_t L = 0;
+  while ((size_t(1) << L) < n) ++L;
+  return L;
+}
+
+std::unique_ptr<detail::NttOps> make_ntt(Curve c, int device) {
+  return c == Curve::bn254 ? detail::make_ntt_ops_bn254(device) : detail::make_ntt_ops_bls12_381(device);
+}
+
+std::unique_ptr<detail::MsmOps> make_msm(Curve c, bool g2, int device) {
+  if (c == Curve::bn254) return g2 ? detail::make_msm_ops_bn254_g2(device) : detail::make_msm_ops_bn254_g1(device);
+  return g2 ? detail::make_msm_ops_bls12_381_g2(device) : detail::make_msm_ops_bls12_381_g1(device);
+}
+}  // namespace
+
+namespace detail {
+unsigned env_knob(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? unsigned(std::strtoul(v, nullptr, 10)) : 0u;
+}
+}  // namespace detail
+
+[[noreturn]] void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  throw std::runtime_error(std::string("pacer::cuda: ") + file + ":" + std::to_string(line) + ": " + call + " failed: " +
+                           cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+}
+
+[[noreturn]] void throw_out_of_memory(size_t bytes, const char* what, int device) {
+  size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  cudaGetLastError();
+  throw std::runtime_error("pacer::cuda: out of device memory: " + std::to_string(bytes >> 20) + " MiB for " + what +
+                           " on device " + std::to_string(device) + " (" + std::to_string(free_b >> 20) + " of " +
+                           std::to_string(total_b >> 20) + " MiB free)");
+}
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<DeviceInfo> out;
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    set_last_error(std::string("no CUDA device: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+    return out;
+  }
+  if (count == 0) set_last_error("no CUDA device: the driver reports none");
+  for (int d = 0; d < count; ++d) {
+    try {
+      cudaDeviceProp prop{};
+      CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
+      DeviceInfo info;
+      info.index = d;
+      info.name = prop.name;
+      info.sms = prop.multiProcessorCount;
+      info.cc_major = prop.major;
+      info.cc_minor = prop.minor;
+      DeviceScope scope(d);
+      CUDA_CHECK(cudaMemGetInfo(&info.free_bytes, &info.total_bytes));
+      out.push_back(info);
+    } catch (const std::exception& e) {
+      set_last_error(e.what());
+    }
+  }
+  return out;
+}
+
+std::string last_error() {
+  std::lock_guard lock(g_error_mu);
+  return g_last_error;
+}
+
+size_t affine_bytes(Curve c, bool g2) { return (g2 ? 4 : 2) * fq_bytes(c); }
+size_t jacobian_bytes(Curve c, bool g2) { return (g2 ? 6 : 3) * fq_bytes(c); }
+
+// --- resident points ----------------------------------------------------------------------------
+
+struct ResidentPoints::Impl {
+  int device = 0;
+  Curve curve = Curve::bn254;
+  bool g2 = false;
+  size_t count = 0;
+  DeviceBuffer buf;
+};
+
+ResidentPoints::ResidentPoints(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ResidentPoints::~ResidentPoints() {
+  try {
+    DeviceScope scope(impl_->device);
+    impl_.reset();
+  } catch (...) {
+  }
+}
+int ResidentPoints::device() const { return impl_->device; }
+Curve ResidentPoints::curve() const { return impl_->curve; }
+bool ResidentPoints::g2() const { return impl_->g2; }
+size_t ResidentPoints::count() const { return impl_->count; }
+size_t ResidentPoints::bytes() const { return impl_->buf.bytes(); }
+
+std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, const void* affine_points, size_t count) {
+  DeviceScope scope(device);
+  auto impl = std::make_unique<ResidentPoints::Impl>();
+  impl->device = device;
+  impl->curve = curve;
+  impl->g2 = g2;
+  impl->count = count;
+  const size_t bytes = count * affine_bytes(curve, g2);
+  impl->buf.allocate(bytes, g2 ? "resident G2 points" : "resident G1 points", device);
+  if (bytes) CUDA_CHECK(cudaMemcpy(impl->buf.get(), affine_points, bytes, cudaMemcpyHostToDevice));
+  return std::make_unique<ResidentPoints>(std::move(impl));
+}
+
+// --- lanes --------------------------------------------------------------------------------------
+
+struct Lane::Impl {
+  int device;
+  Curve curve;
+  size_t max_domain;
+  Stream stream, up;  // created on the current device: the constructor's DeviceScope
+  Event start, uploaded, computed, done, a_up, b_up, c_up;
+  std::unique_ptr<detail::NttOps> ntt;
+  std::unique_ptr<detail::MsmOps> msm_g1, msm_g2;
+  detail::MsmScratch scratch;
+  DeviceBuffer abc;  // a, b, c of compute_h
+  MsmTiming msm_timing;
+  HTiming h_timing;
+
+  Impl(int d, Curve c, size_t dom) : device(d), curve(c), max_domain(dom) {}
+};
+
+Lane::Lane(int device, Curve curve, size_t max_domain, size_t max_points) {
+  DeviceScope scope(device);
+  impl_ = std::make_unique<Impl>(device, curve, max_domain);
+  auto& m = *impl_;
+  m.ntt = make_ntt(curve, device);
+  m.msm_g1 = make_msm(curve, false, device);
+  if (max_domain) {
+    m.ntt->prepare(log2_exact(max_domain, "max_domain"), m.stream);
+    m.abc.allocate(3 * max_domain * 32, "compute_h a/b/c", device);
+  }
+  if (max_points) m.msm_g1->reserve(m.scratch, max_points);
+  m.stream.sync();
+}
+
+Lane::~Lane() {
+  try {
+    DeviceScope scope(impl_->device);  // streams and buffers go back to their own device
+    impl_.reset();
+  } catch (...) {
+  }
+}
+
+int Lane::device() const { return impl_->device; }
+Curve Lane::curve() const { return impl_->curve; }
+size_t Lane::device_bytes() const { return impl_->abc.bytes() + impl_->scratch.total_bytes(); }
+const MsmTiming& Lane::last_msm_timing() const { return impl_->msm_timing; }
+const HTiming& Lane::last_h_timing() const { return impl_->h_timing; }
+
+void Lane::msm(const ResidentPoints& points, const uint64_t* scalars, size_t count, void* out_point) {
+  auto& m = *impl_;
+  if (points.curve() != m.curve) throw std::invalid_argument("pacer::cuda: MSM points are for another curve");
+  if (points.device() != m.device) throw std::invalid_argument("pacer::cuda: MSM points live on another device");
+  if (count > points.count()) throw std::invalid_argument("pacer::cuda: more MSM scalars than points");
+  DeviceScope scope(m.device);
+  auto& ops = points.g2() ? m.msm_g2 : m.msm_g1;
+  if (!ops) ops = make_msm(m.curve, points.g2(), m.device);
+  ops->reserve(m.scratch, count);
+  m.start.record(m.stream);
+  if (count) CUDA_CHECK(cudaMemcpyAsync(m.scratch.scalars.get(), scalars, count * 32, cudaMemcpyHostToDevice, m.stream));
+  m.uploaded.record(m.stream);
+  detail::MsmStats stats;
+  ops->run(points.impl().buf.get(), count, m.scratch, m.stream, out_point, &stats);
+  m.done.record(m.stream);
+  m.done.sync();
+  m.msm_timing.upload_ms = m.uploaded.since(m.start);
+  m.msm_timing.compute_ms = m.done.since(m.uploaded);
+  m.msm_timing.total_ms = m.done.since(m.start);
+  m.msm_timing.window_bits = stats.c;
+  m.msm_timing.windows = stats.windows;
+  m.msm_timing.digits_ms = stats.digits_ms;
+  m.msm_timing.sort_ms = stats.sort_ms;
+  m.msm_timing.accumulate_ms = stats.accumulate_ms;
+  m.msm_timing.reduce_ms = stats.reduce_ms;
+  m.msm_timing.finish_ms = stats.finish_ms;
+}
+
+void Lane::compute_h(uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n) {
+  auto& m = *impl_;
+  const uint32_t L = log2_exact(n, "compute_h size");
+  if (n > m.max_domain) throw std::invalid_argument("pacer::cuda: compute_h size exceeds the lane's max_domain");
+  DeviceScope scope(m.device);
+  m.ntt->prepare(L, m.stream);
+  const size_t bytes = n * 32;
+  auto* da = m.abc.get<unsigned char>();
+  auto* db = da + bytes;
+  auto* dc = db + bytes;
+  // Uploads on their own stream, each followed by an event the transforms wait for.
+  m.start.record(m.up);
+  CUDA_CHECK(cudaMemcpyAsync(da, a, bytes, cudaMemcpyHostToDevice, m.up));
+  m.a_up.record(m.up);
+  CUDA_CHECK(cudaMemcpyAsync(db, b, bytes, cudaMemcpyHostToDevice, m.up));
+  m.b_up.record(m.up);
+  if (c) CUDA_CHECK(cudaMemcpyAsync(dc, c, bytes, cudaMemcpyHostToDevice, m.up));
+  m.c_up.record(m.up);
+  m.uploaded.record(m.up);
+  if (!c) {
+    CUDA_CHECK(cudaStreamWaitEvent(m.stream, m.b_up, 0));
+    m.ntt->hadamard(dc, da, db, n, m.stream);
+    m.ntt->coset_eval(da, L, m.stream);
+    m.ntt->coset_eval(db, L, m.stream);
+    m.ntt->coset_eval(dc, L, m.stream);
+  } else {
+    CUDA_CHECK(cudaStreamWaitEvent(m.stream, m.a_up, 0));
+    m.ntt->coset_eval(da, L, m.stream);
+    CUDA_CHECK(cudaStreamWaitEvent(m.stream, m.b_up, 0));
+    m.ntt->coset_eval(db, L, m.stream);
+    CUDA_CHECK(cudaStreamWaitEvent(m.stream, m.c_up, 0));
+    m.ntt->coset_eval(dc, L, m.stream);
+  }
+  m.ntt->h(da, db, dc, n, m.stream);
+  m.computed.record(m.stream);
+  CUDA_CHECK(cudaMemcpyAsync(a, da, bytes, cudaMemcpyDeviceToHost, m.stream));
+  m.done.record(m.stream);
+  m.done.sync();
+  CUDA_CHECK(cudaStreamSynchronize(m.up));
+  m.h_timing.upload_ms = m.uploaded.since(m.start);
+  m.h_timing.download_ms = m.done.since(m.computed);
+  m.h_timing.total_ms = m.done.since(m.start);
+}
+
+// --- testing ------------------------------------------------------------------------------------
+
+namespace testing {
+
+size_t field_bytes(Curve curve, Field field) {
+  if (field == Field::fr) return 32;
+  return (field == Field::fq2 ? 2 : 1) * fq_bytes(curve);
+}
+
+void field_ops(int device, Curve curve, Field field, const void* a, const void* b, size_t count, void* out) {
+  DeviceScope scope(device);
+  auto ops = detail::make_field_ops(curve, int(field), device);
+  const size_t eb = ops->element_bytes();
+  Stream s;
+  DeviceBuffer da(count * eb, "field test", device), db(count * eb, "field test", device),
+      dout(4 * count * eb, "field test", device);
+  CUDA_CHECK(cudaMemcpyAsync(da.get(), a, count * eb, cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemcpyAsync(db.get(), b, count * eb, cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemsetAsync(dout.get(), 0xa5, 4 * count * eb, s));  // poison: every output must be written
+  ops->ops(dout.get(), da.get(), db.get(), count, s);
+  CUDA_CHECK(cudaMemcpyAsync(out, dout.get(), 4 * count * eb, cudaMemcpyDeviceToHost, s));
+  s.sync();
+}
+
+double field_mul_rate(int device, Curve curve, Field field) {
+  DeviceScope scope(device);
+  auto ops = detail::make_field_ops(curve, int(field), device);
+  Stream s;
+  return ops->mul_rate(5, s);
+}
+
+void ntt(int device, Curve curve, uint64_t* data, size_t n, bool inverse) {
+  const uint32_t L = log2_exact(n, "NTT size");
+  DeviceScope scope(device);
+  auto ops = make_ntt(curve, device);
+  Stream s;
+  ops->prepare(L, s);
+  DeviceBuffer d(n * 32, "NTT test", device), tmp(n * 32, "NTT test", device);
+  CUDA_CHECK(cudaMemcpyAsync(d.get(), data, n * 32, cudaMemcpyHostToDevice, s));
+  ops->ntt_natural(d.get(), tmp.get(), L, inverse, s);
+  CUDA_CHECK(cudaMemcpyAsync(data, d.get(), n * 32, cudaMemcpyDeviceToHost, s));
+  s.sync();
+}
+
+namespace {
+// Random elements below r (top word masked) for the device-only benchmarks.
+void fill_random_fr(DeviceBuffer& buf, size_t n, Stream& s) {
+  std::vector<uint32_t> host(n * 8);
+  uint32_t seed = 99;
+  for (size_t i = 0; i < host.size(); ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    host[i] = (i % 8 == 7) ? (seed & 0x0fffffffu) : seed;
+  }
+  CUDA_CHECK(cudaMemcpyAsync(buf.get(), host.data(), n * 32, cudaMemcpyHostToDevice, s));
+  s.sync();
+}
+
+template <class Fn>
+Bench time_reps(int reps, Stream& s, Fn&& fn) {
+  Event start, stop;
+  std::vector<float> ms;
+  for (int r = 0; r <= reps; ++r) {
+    start.record(s);
+    fn();
+    stop.record(s);
+    stop.sync();
+    if (r > 0) ms.push_back(stop.since(start));
+  }
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+}  // namespace
+
+Bench bench_ntt(int device, Curve curve, size_t n, int reps, bool natural_order) {
+  const uint32_t L = log2_exact(n, "NTT size");
+  DeviceScope scope(device);
+  auto ops = make_ntt(curve, device);
+  Stream s;
+  ops->prepare(L, s);
+  DeviceBuffer d(n * 32, "NTT benchmark", device), tmp(natural_order ? n * 32 : 0, "NTT benchmark", device);
+  fill_random_fr(d, n, s);
+  return time_reps(reps, s, [&] {
+    if (natural_order) ops->ntt_natural(d.get(), tmp.get(), L, false, s);
+    else ops->dif(d.get(), L, false, s);
+  });
+}
+
+Bench bench_compute_h_device(int device, Curve curve, size_t n, int reps) {
+  const uint32_t L = log2_exact(n, "compute_h size");
+  DeviceScope scope(device);
+  auto ops = make_ntt(curve, device);
+  Stream s;
+  ops->prepare(L, s);
+  DeviceBuffer d(3 * n * 32, "compute_h benchmark", device);
+  fill_random_fr(d, 3 * n, s);
+  auto* a = d.get<unsigned char>();
+  return time_reps(reps, s, [&] {
+    ops->coset_eval(a, L, s);
+    ops->coset_eval(a + n * 32, L, s);
+    ops->coset_eval(a + 2 * n * 32, L, s);
+    ops->h(a, a + n * 32, a + 2 * n * 32, n, s);
+  });
+}
+
+void* alloc_pinned(size_t bytes) {
+  void* p = nullptr;
+  CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return p;
+}
+void free_pinned(void* p) {
+  if (p) cudaFreeHost(p);
+}
+
+}  // namespace testing
+}  // namespace pacer::cuda

@@ -1,0 +1,133 @@
+#pragma once
+// Host API of Pacer's CUDA kernels (BN254 and BLS12-381: MSM for G1 and G2, compute_h).
+// Plain C++: no CUDA headers, so the g++-compiled backend plugin includes it.
+//
+// Data layout (as the framework's CPU types, SNARKJS_FORMATS.md):
+//  - Fq/Fr elements: Montgomery form, little-endian 64-bit limbs (Fq: 4 limbs BN254, 6 BLS12-381;
+//    Fr: 4 limbs). Fq2 = c0 + c1·u, c0 first.
+//  - Affine point: x then y, no flag; (0, 0) is infinity. G1 64/96 bytes, G2 128/192 bytes.
+//  - MSM scalars: 4 limbs per scalar, STANDARD form, each < r.
+//  - MSM result: Jacobian X, Y, Z (Montgomery, same limb layout), x = X/Z^2, y = Y/Z^3;
+//    Z = 0 is infinity (then X = Y = one, the framework's Jacobian identity).
+// Every CUDA error or kernel failure surfaces as std::runtime_error (out of memory names the
+// allocation); invalid arguments as std::invalid_argument.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pacer::cuda {
+
+enum class Curve { bn254, bls12_381 };
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  size_t total_bytes = 0, free_bytes = 0;
+  int sms = 0, cc_major = 0, cc_minor = 0;
+};
+
+// The CUDA devices of this process; empty (never throws) where there is no driver or GPU, and
+// then last_error() says why.
+std::vector<DeviceInfo> list_devices();
+std::string last_error();
+
+size_t affine_bytes(Curve curve, bool g2);    // one input point
+size_t jacobian_bytes(Curve curve, bool g2);  // the MSM result
+
+// One basis (G1 or G2 points of a key) resident on one device. Immutable once uploaded: any
+// number of lanes on that device may use it at the same time.
+class ResidentPoints {
+ public:
+  struct Impl;
+  explicit ResidentPoints(std::unique_ptr<Impl> impl);
+  ~ResidentPoints();
+  ResidentPoints(const ResidentPoints&) = delete;
+  ResidentPoints& operator=(const ResidentPoints&) = delete;
+  int device() const;
+  Curve curve() const;
+  bool g2() const;
+  size_t count() const;
+  size_t bytes() const;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Copies `count` affine points (layout above) to `device`; returns when they are there.
+std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, const void* affine_points,
+                                              size_t count);
+
+// Where the time of the last call went (CUDA events; milliseconds).
+struct MsmTiming {
+  float upload_ms = 0;   // scalars host -> device
+  float compute_ms = 0;  // from the scalars on the device to the result on the host
+  float total_ms = 0;
+  unsigned window_bits = 0, windows = 0;
+  // Breakdown of compute_ms: digits, sort, bucket sums, bucket weighting, host finish.
+  float digits_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0, finish_ms = 0;
+};
+struct HTiming {
+  float upload_ms = 0;    // a, b (and c) host -> device
+  float total_ms = 0;     // first byte up to last byte down (uploads overlap the transforms)
+  float download_ms = 0;  // h device -> host
+};
+
+// One CUDA stream (plus one for uploads) and its scratch on one device: runs one proof's device
+// work at a time. Calls block until their result is on the host. Not thread-safe; two lanes
+// (on one device or several) may be driven from two host threads at once. Host buffers may be
+// pinned (cudaHostAlloc: full PCIe speed) or pageable (correct, slower copies).
+class Lane {
+ public:
+  // Preallocates scratch for compute_h up to max_domain (power of two, or 0) and for G1 MSMs of
+  // up to max_points; a G2 MSM grows its scratch on first use. Throws on out of memory.
+  Lane(int device, Curve curve, size_t max_domain, size_t max_points);
+  ~Lane();
+  Lane(const Lane&) = delete;
+  Lane& operator=(const Lane&) = delete;
+
+  // out_point (jacobian_bytes) = Σ scalars[i]·points[i] for i < count (count <= points.count()).
+  void msm(const ResidentPoints& points, const uint64_t* scalars, size_t count, void* out_point);
+
+  // a, b, c: evaluations on the size-n domain (Montgomery, 4 limbs each, n = 2^k <= max_domain).
+  // On return a[i] = A(g·ω^i)·B(g·ω^i) - C(g·ω^i) in STANDARD form (SNARKJS_FORMATS.md §6.3).
+  // c may be null: then c = a∘b is formed on the device (§6.2), saving its upload.
+  void compute_h(uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n);
+
+  size_t device_bytes() const;  // scratch held by this lane (tables shared per device excluded)
+  int device() const;
+  Curve curve() const;
+  const MsmTiming& last_msm_timing() const;
+  const HTiming& last_h_timing() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// For the self-test and benchmarks.
+namespace testing {
+enum class Field { fq, fr, fq2 };
+size_t field_bytes(Curve curve, Field field);
+// out[4i .. 4i+3] = a·b, a+b, a-b, a^2 of element i (Montgomery in and out), on the device.
+void field_ops(int device, Curve curve, Field field, const void* a, const void* b, size_t count, void* out);
+// Field products per second of a throughput kernel (median of 5 after a warm-up).
+double field_mul_rate(int device, Curve curve, Field field);
+// Natural-order NTT of n = 2^k Fr elements (Montgomery), forward, or inverse with the 1/n.
+void ntt(int device, Curve curve, uint64_t* data, size_t n, bool inverse);
+struct Bench {
+  float median_ms = 0, min_ms = 0, max_ms = 0;
+};
+// Device-only times over resident random data (reps after one warm-up):
+// the forward transform alone (natural -> bit-reversed), optionally with the bit-reversal copy;
+Bench bench_ntt(int device, Curve curve, size_t n, int reps, bool natural_order);
+// the device part of compute_h (three coset evaluations and the product), no transfers.
+Bench bench_compute_h_device(int device, Curve curve, size_t n, int reps);
+// Page-locked host memory for the benchmarks' transfers.
+void* alloc_pinned(size_t bytes);
+void free_pinned(void* p);
+}  // namespace testing
+
+}  // namespace pacer::cuda

@@ -1,0 +1,84 @@
+#pragma once
+// Per-curve operations behind the host API. Each curve (and group) is compiled in its own .cu
+// file from one template; gpu_api.cu picks the instance at run time. CUDA types allowed here.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "gpu_api.hpp"
+#include "util/cuda_util.cuh"
+
+namespace pacer::cuda::detail {
+
+class NttOps {
+ public:
+  virtual ~NttOps() = default;
+  // Tables for domains up to 2^L (shared by every lane of the device; built once, blocking).
+  virtual void prepare(uint32_t L, cudaStream_t s) = 0;
+  // Evaluations at the n-th roots -> evaluations at g·ω^i (inverse DIF, g^j/n on the
+  // bit-reversed coefficients, forward DIT), in place.
+  virtual void coset_eval(void* x, uint32_t L, cudaStream_t s) = 0;
+  virtual void h(void* a, const void* b, const void* c, size_t n, cudaStream_t s) = 0;  // a = std(a·b - c)
+  virtual void hadamard(void* c, const void* a, const void* b, size_t n, cudaStream_t s) = 0;
+  // Natural order in and out (forward, or inverse with the 1/n); tmp holds n elements.
+  virtual void ntt_natural(void* x, void* tmp, uint32_t L, bool inverse, cudaStream_t s) = 0;
+  // The transform alone: natural -> bit-reversed (DIF), no permutation (benchmarks).
+  virtual void dif(void* x, uint32_t L, bool inverse, cudaStream_t s) = 0;
+};
+
+std::unique_ptr<NttOps> make_ntt_ops_bn254(int device);
+std::unique_ptr<NttOps> make_ntt_ops_bls12_381(int device);
+
+// Scratch of one lane's MSMs; grown on demand, kept between calls.
+struct MsmScratch {
+  DeviceBuffer scalars, keys, vals, keys_alt, vals_alt, buckets, part_a, part_b, part_keys_a, part_keys_b, counts,
+      offsets, reduce_a, reduce_b, cub_temp;
+  PinnedBuffer host_total{sizeof(uint32_t) * 4};
+  size_t total_bytes() const {
+    return scalars.bytes() + keys.bytes() + vals.bytes() + keys_alt.bytes() + vals_alt.bytes() + buckets.bytes() +
+           part_a.bytes() + part_b.bytes() + part_keys_a.bytes() + part_keys_b.bytes() + counts.bytes() +
+           offsets.bytes() + reduce_a.bytes() + reduce_b.bytes() + cub_temp.bytes();
+  }
+};
+
+struct MsmStats {
+  uint32_t c = 0, windows = 0, levels = 0, partial_levels = 0;
+  // Milliseconds (CUDA events): digits, sort, bucket sums (all levels), weighting, host finish.
+  float digits_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0, finish_ms = 0;
+};
+
+// Experiment knobs read once from the environment (0 = automatic): PACER_CUDA_MSM_C (window
+// bits), PACER_CUDA_NTT_PASS_BITS (stages per tile pass), PACER_CUDA_NTT_LOG_COLS (tiles per block).
+unsigned env_knob(const char* name);
+
+class MsmOps {
+ public:
+  virtual ~MsmOps() = default;
+  // Grows `scratch` for MSMs of up to n points.
+  virtual void reserve(MsmScratch& scratch, size_t n) = 0;
+  // Σ k_i·P_i for device points (affine) and device scalars (4×64-bit standard form) already in
+  // scratch.scalars; writes the Jacobian result (X, Y, Z, Montgomery) to out (host).
+  virtual void run(const void* points, size_t n, MsmScratch& scratch, cudaStream_t s, void* out, MsmStats* stats) = 0;
+};
+
+std::unique_ptr<MsmOps> make_msm_ops_bn254_g1(int device);
+std::unique_ptr<MsmOps> make_msm_ops_bn254_g2(int device);
+std::unique_ptr<MsmOps> make_msm_ops_bls12_381_g1(int device);
+std::unique_ptr<MsmOps> make_msm_ops_bls12_381_g2(int device);
+
+// Field tests and benchmarks (testing namespace of gpu_api.hpp), one instance per field.
+class FieldOps {
+ public:
+  virtual ~FieldOps() = default;
+  // out[4i..4i+3] = a·b, a+b, a-b, a² (device buffers, count elements of this field).
+  virtual void ops(void* out, const void* a, const void* b, size_t count, cudaStream_t s) = 0;
+  // Products per second of a throughput kernel (median of reps).
+  virtual double mul_rate(int reps, cudaStream_t s) = 0;
+  virtual size_t element_bytes() const = 0;
+};
+
+std::unique_ptr<FieldOps> make_field_ops(Curve curve, int field_kind, int device);
+
+}  // namespace pacer::cuda::detail

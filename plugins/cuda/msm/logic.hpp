@@ -1,0 +1,203 @@
+#pragma once
+// The MSM's per-thread logic, shared by the kernels and the host simulation in the self-test
+// (plain C++: no CUDA headers).
+//
+// Pippenger with signed c-bit digits: window w of scalar k has digit d in [-2^(c-1), 2^(c-1)];
+// point i goes to bucket |d|-1 of window w, negated when d < 0. Per window the (bucket, point)
+// pairs are sorted by bucket (CUB), then summed in fixed chunks of the sorted list (so a huge
+// bucket, e.g. a witness full of ones, costs the same as many small ones): a bucket that lies
+// inside one chunk is written directly; the pieces of a bucket that crosses chunk boundaries go
+// to a compacted list of partial sums, which the same chunked sum reduces again until none is
+// left. Buckets are then weighted (Σ (d+1)·B_d) by a few levels of grouped running sums, the
+// last few values per window and the window combination on the host.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ff/carry.hpp"
+
+namespace pacer::cuda::msm {
+
+inline constexpr uint32_t kNoKey = 0xffffffffu;  // sorts last; also the "zero digit" marker
+
+struct WindowPlan {
+  uint32_t c = 0;        // window bits
+  uint32_t windows = 0;  // ceil((bits + 1) / c): the top digit's carry stays inside
+  uint32_t buckets = 0;  // 2^(c-1) per window
+};
+
+// Cost model in mixed additions: n·W bucket additions, 2 general additions (~1.3 mixed) per
+// bucket for the weighting, and the sort (~0.1 per entry and pass of 8 bits).
+inline WindowPlan plan_windows(size_t n, uint32_t bits, uint32_t c_override = 0) {
+  WindowPlan best;
+  double best_cost = 0;
+  for (uint32_t c = 4; c <= 22; ++c) {
+    if (c_override && c != c_override) continue;
+    const uint32_t w = (bits + 1 + c - 1) / c;
+    const double buckets = double(1u << (c - 1));
+    const double cost = double(n) * w * (1.0 + 0.1 * ((c + 7) / 8)) + 2.6 * buckets * w;
+    if (best.c == 0 || cost < best_cost) {
+      best = {c, w, 1u << (c - 1)};
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+// Signed digit of window w (c <= 31) for a scalar of 8 little-endian 32-bit words: returns the
+// bucket (|d|-1) or kNoKey for d = 0, and sets neg. Windows are processed from w = 0 up, and
+// the carry of window w-1 is recomputed here from the bits below, so each window is independent:
+// carry into w = 1 iff the raw digit of w-1 (with its own carry) exceeds 2^(c-1).
+PACER_HD uint32_t raw_window(const uint32_t* s, uint32_t w, uint32_t c) {
+  const uint32_t bit = w * c, word = bit / 32, shift = bit % 32;
+  if (word >= 8) return 0;
+  uint64_t v = s[word];
+  if (word + 1 < 8) v |= uint64_t(s[word + 1]) << 32;
+  return uint32_t((v >> shift) & ((uint64_t(1) << c) - 1));
+}
+
+// All windows of one scalar at once (the kernel's form): emit(w, key, neg).
+template <class Emit>
+PACER_HD void signed_digits(const uint32_t* s, uint32_t windows, uint32_t c, Emit&& emit) {
+  uint32_t carry = 0;
+  const uint32_t half = 1u << (c - 1), full = 1u << c;
+  for (uint32_t w = 0; w < windows; ++w) {
+    const uint32_t raw = raw_window(s, w, c) + carry;  // <= 2^c
+    if (raw > half) {
+      carry = 1;
+      const uint32_t mag = full - raw;  // d = raw - 2^c < 0
+      emit(w, mag ? mag - 1 : kNoKey, mag != 0);
+    } else {
+      carry = 0;
+      emit(w, raw ? raw - 1 : kNoKey, false);
+    }
+  }
+}
+
+// --- chunked segmented sums ---------------------------------------------------------------------
+// A chunk [begin, end) of a sorted key list inside region [rb, re) (one window for the first
+// level, the whole list after). Segments are runs of equal keys. The first segment is partial
+// if its key continues from before the chunk, the last if it continues after; the others are
+// complete. Keys equal to kNoKey (zero digits, sorted last) end the work.
+struct ChunkShape {
+  bool empty, cont_in, cont_out, single;
+  PACER_HD uint32_t partials() const {
+    if (empty) return 0;
+    return single ? uint32_t(cont_in || cont_out) : uint32_t(cont_in) + uint32_t(cont_out);
+  }
+};
+
+PACER_HD ChunkShape chunk_shape(const uint32_t* keys, size_t begin, size_t end, size_t rb, size_t re) {
+  ChunkShape s{};
+  const uint32_t first = keys[begin], last = keys[end - 1];
+  s.empty = first == kNoKey;
+  s.cont_in = begin > rb && keys[begin - 1] == first;
+  s.cont_out = end < re && last != kNoKey && keys[end] == last;
+  s.single = first == last;
+  return s;
+}
+
+// Sums the chunk. add(acc, i) adds entry i into acc; complete(key, acc) stores a finished
+// bucket; partial(slot, key, acc) stores a piece at slot 0 or 1 of the chunk's partial range.
+template <class Acc, class Add, class Complete, class Partial>
+PACER_HD void sum_chunk(const uint32_t* keys, size_t begin, size_t end, size_t rb, size_t re, Add&& add,
+                        Complete&& complete, Partial&& partial) {
+  const ChunkShape shape = chunk_shape(keys, begin, end, rb, re);
+  if (shape.empty) return;
+  uint32_t cur = keys[begin];
+  bool first_segment = true;
+  Acc acc = Acc::inf();
+  for (size_t i = begin; i < end; ++i) {
+    const uint32_t k = keys[i];
+    if (k != cur) {
+      // The segment ends inside the chunk: partial only if it is the first one and continued.
+      if (first_segment && shape.cont_in) partial(0u, cur, acc);
+      else complete(cur, acc);
+      if (k == kNoKey) return;
+      first_segment = false;
+      cur = k;
+      acc = Acc::inf();
+    }
+    add(acc, i);
+  }
+  // The last segment reaches the chunk's end.
+  if (first_segment) {
+    if (shape.cont_in || shape.cont_out) partial(0u, cur, acc);
+    else complete(cur, acc);
+  } else {
+    if (shape.cont_out) partial(shape.cont_in ? 1u : 0u, cur, acc);
+    else complete(cur, acc);
+  }
+}
+
+// --- bucket weighting ---------------------------------------------------------------------------
+// F(V) = Σ_j (j+1)·V_j over a window's buckets. Grouping V by S: R_k = Σ_t V_{kS+t},
+// Q_k = Σ_t t·V_{kS+t}; then Wsum(V) = Σ j·V_j = S·Wsum(R) + Σ Q_k. Level l keeps
+// X'_l,k = (S_1···S_{l-1})·Q_l,k + Σ_t X'_{l-1,kS+t}, so after the last level L
+//   F(B) = (S_1···S_L)·Wsum(R_L) + Σ X'_L + Σ R_L,
+// which the host finishes over at most kHostValues values per window.
+inline constexpr uint32_t kHostValues = 16;
+
+struct ReducePlan {
+  uint32_t levels = 0;
+  uint32_t log_group[12] = {};  // log2 S_l
+};
+
+inline ReducePlan plan_reduce(uint32_t buckets) {
+  ReducePlan p;
+  uint32_t m = buckets;
+  while (m > kHostValues) {
+    uint32_t log_s = p.levels == 0 ? 5 : 3;  // long runs first (many threads), short after
+    while (log_s > 1 && (m >> log_s) < kHostValues) --log_s;
+    p.log_group[p.levels++] = log_s;
+    m >>= log_s;
+  }
+  return p;
+}
+
+// One thread of a level: group [base, base + S) of R_in (and X_in unless null) into R, X.
+template <class Pt, class Get>
+PACER_HD void reduce_group(Get&& get_r, const Pt* x_in_or_null, size_t base, uint32_t S, uint32_t scale_log2, Pt& r_out,
+                           Pt& x_out) {
+  Pt run = Pt::inf(), acc = Pt::inf(), xs = Pt::inf();
+  for (uint32_t t = S - 1; t >= 1; --t) {
+    run.add(get_r(base + t));
+    acc.add(run);  // after the loop acc = Σ_{t>=1} t·V_t
+    if (x_in_or_null) xs.add(x_in_or_null[base + t]);
+  }
+  run.add(get_r(base));
+  if (x_in_or_null) xs.add(x_in_or_null[base]);
+  for (uint32_t d = 0; d < scale_log2; ++d) acc.dbl();
+  acc.add(xs);
+  r_out = run;
+  x_out = acc;
+}
+
+// The host's part: per window F(B_w) = 2^scale·Wsum(R) + ΣX' + ΣR over the last m values
+// (x may be null: no level ran), then Σ_w 2^(c·w)·S_w by Horner.
+template <class Pt>
+Pt finish_windows(const Pt* r, const Pt* x, uint32_t W, uint32_t m, uint32_t scale_log2, uint32_t c) {
+  std::vector<Pt> window_sums(W);
+  for (uint32_t w = 0; w < W; ++w) {
+    Pt run = Pt::inf(), acc = Pt::inf(), xs = Pt::inf();
+    for (uint32_t j = m - 1; j >= 1; --j) {
+      run.add(r[size_t(w) * m + j]);
+      acc.add(run);
+    }
+    run.add(r[size_t(w) * m]);
+    if (x)
+      for (uint32_t j = 0; j < m; ++j) xs.add(x[size_t(w) * m + j]);
+    for (uint32_t d = 0; d < scale_log2; ++d) acc.dbl();
+    acc.add(xs);
+    acc.add(run);
+    window_sums[w] = acc;
+  }
+  Pt total = window_sums[W - 1];
+  for (uint32_t w = W - 1; w-- > 0;) {
+    for (uint32_t d = 0; d < c; ++d) total.dbl();
+    total.add(window_sums[w]);
+  }
+  return total;
+}
+
+}  // namespace pacer::cuda::msm

@@ -1,0 +1,8 @@
+// MSM instance for Bn254G1 (one file per group, so the four compile in parallel).
+#include "msm/pippenger.cuh"
+
+namespace pacer::cuda::detail {
+std::unique_ptr<MsmOps> make_msm_ops_bn254_g1(int device) {
+  return std::make_unique<msm::MsmOpsImpl<ec::Bn254G1>>(device);
+}
+}  // namespace pacer::cuda::detail

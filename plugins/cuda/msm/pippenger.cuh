@@ -1,0 +1,285 @@
+#pragma once
+// Pippenger MSM for one group (msm/logic.hpp has the algorithm): signed digits, CUB sort per
+// window, chunked bucket sums with partial-sum levels, grouped bucket weighting, host finish.
+// Included by one .cu per (curve, group).
+#include <cuda_runtime.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ec/curves.hpp"
+#include "internal.hpp"
+#include "msm/logic.hpp"
+#include "util/cuda_util.cuh"
+#include "util/ldst.cuh"
+
+namespace pacer::cuda::msm {
+
+inline constexpr unsigned kThreads = 128;
+inline constexpr uint32_t kLaterChunk = 8;  // entries per thread after the first level
+inline constexpr int kMaxPartialLevels = 64;
+
+inline double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+__global__ void digits_kernel(const uint32_t* __restrict__ scalars, uint32_t n, uint32_t c, uint32_t windows,
+                              uint32_t* __restrict__ keys, uint32_t* __restrict__ vals);
+__global__ void count_kernel(const uint32_t* __restrict__ keys, size_t region_len, uint32_t chunk,
+                             uint32_t chunks_per_region, uint32_t regions, uint32_t* __restrict__ counts);
+
+// Level 1: chunks of one window's sorted (bucket, point) list; affine points, mixed additions.
+template <class F>
+__global__ void __launch_bounds__(kThreads) accumulate_points_kernel(
+    const ec::affine_t<F>* __restrict__ points, const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
+    uint32_t n, uint32_t chunk, uint32_t chunks_per_window, uint32_t windows, uint32_t buckets,
+    const uint32_t* __restrict__ offsets, ec::xyzz_t<F>* __restrict__ bucket_out, uint32_t* __restrict__ part_keys,
+    ec::xyzz_t<F>* __restrict__ part_vals) {
+  using P = ec::xyzz_t<F>;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= size_t(windows) * chunks_per_window) return;
+  const uint32_t w = uint32_t(t / chunks_per_window), ci = uint32_t(t % chunks_per_window);
+  const size_t rb = size_t(w) * n, re = rb + n;
+  const size_t begin = rb + size_t(ci) * chunk, end = min(begin + chunk, re);
+  const uint32_t base = offsets[t], key_base = w * buckets;
+  sum_chunk<P>(
+      keys, begin, end, rb, re,
+      [&](P& acc, size_t i) {
+        const uint32_t v = vals[i];
+        ec::affine_t<F> p = ld_ro(points + (v & 0x7fffffffu));
+        if (p.is_inf()) return;
+        if (v >> 31) p.y = -p.y;
+        acc.add_affine(p);
+      },
+      [&](uint32_t key, const P& acc) { st(bucket_out + key_base + key, acc); },
+      [&](uint32_t slot, uint32_t key, const P& acc) {
+        part_keys[base + slot] = key_base + key;
+        st(part_vals + base + slot, acc);
+      });
+}
+
+// Later levels: chunks of the compacted partial-sum list (global bucket ids, XYZZ values).
+template <class F>
+__global__ void __launch_bounds__(kThreads) accumulate_partials_kernel(
+    const uint32_t* __restrict__ in_keys, const ec::xyzz_t<F>* __restrict__ in_vals, uint32_t count, uint32_t chunk,
+    const uint32_t* __restrict__ offsets, ec::xyzz_t<F>* __restrict__ bucket_out, uint32_t* __restrict__ out_keys,
+    ec::xyzz_t<F>* __restrict__ out_vals) {
+  using P = ec::xyzz_t<F>;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t chunks = (size_t(count) + chunk - 1) / chunk;
+  if (t >= chunks) return;
+  const size_t begin = t * chunk, end = min(begin + chunk, size_t(count));
+  const uint32_t base = offsets[t];
+  sum_chunk<P>(
+      in_keys, begin, end, 0, count, [&](P& acc, size_t i) { acc.add(ld_ro(in_vals + i)); },
+      [&](uint32_t key, const P& acc) { st(bucket_out + key, acc); },
+      [&](uint32_t slot, uint32_t key, const P& acc) {
+        out_keys[base + slot] = key;
+        st(out_vals + base + slot, acc);
+      });
+}
+
+// One level of the bucket weighting (logic.hpp, reduce_group): per window, m_in values -> m_in/S.
+template <class F>
+__global__ void __launch_bounds__(kThreads) reduce_level_kernel(const ec::xyzz_t<F>* __restrict__ r_in,
+                                                                const ec::xyzz_t<F>* __restrict__ x_in, uint32_t m_in,
+                                                                uint32_t log_s, uint32_t windows, uint32_t scale_log2,
+                                                                ec::xyzz_t<F>* __restrict__ r_out,
+                                                                ec::xyzz_t<F>* __restrict__ x_out) {
+  using P = ec::xyzz_t<F>;
+  const uint32_t m_out = m_in >> log_s;
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= size_t(windows) * m_out) return;
+  const size_t w = t / m_out, k = t % m_out;
+  const size_t base = w * m_in + (k << log_s);
+  P r, x;
+  reduce_group<P>([&](size_t i) { return ld_ro(r_in + i); }, x_in, base, 1u << log_s, scale_log2, r, x);
+  st(r_out + t, r);
+  st(x_out + t, x);
+}
+
+template <class Group>
+class MsmOpsImpl final : public detail::MsmOps {
+ public:
+  using F = typename Group::F;
+  using P = ec::xyzz_t<F>;
+  using A = ec::affine_t<F>;
+
+  explicit MsmOpsImpl(int device) : device_(device) {}
+
+  void reserve(detail::MsmScratch& sc, size_t n) override { reserve(sc, n, plan(n)); }
+
+  void run(const void* points, size_t n, detail::MsmScratch& sc, cudaStream_t s, void* out,
+           detail::MsmStats* stats) override {
+    P result = P::inf();
+    if (n > 0) result = run_device(static_cast<const A*>(points), n, sc, s, stats);
+    F X, Y, Z;
+    result.to_jacobian(X, Y, Z);
+    auto* o = static_cast<unsigned char*>(out);
+    std::memcpy(o, &X, sizeof(F));
+    std::memcpy(o + sizeof(F), &Y, sizeof(F));
+    std::memcpy(o + 2 * sizeof(F), &Z, sizeof(F));
+  }
+
+ private:
+  static uint32_t first_chunk(size_t entries) {
+    uint32_t chunk = 64;  // long chunks: fewer partials; short ones when the MSM is small
+    while (chunk > 8 && entries / chunk < 132 * 512) chunk /= 2;
+    return chunk;
+  }
+
+  void reserve(detail::MsmScratch& sc, size_t n, const WindowPlan& wp) {
+    if (n >= (size_t(1) << 31)) throw std::invalid_argument("pacer::cuda: MSM of 2^31 or more points");
+    const size_t entries = n * wp.windows;
+    const size_t chunks = wp.windows * ((n + first_chunk(entries) - 1) / first_chunk(entries));
+    const size_t part_a = 2 * chunks + 2, part_b = 2 * ((part_a + kLaterChunk - 1) / kLaterChunk) + 2;
+    const ReducePlan rp = plan_reduce(wp.buckets);
+    const size_t m1 = rp.levels ? (wp.buckets >> rp.log_group[0]) : 0;
+    sc.scalars.reserve(n * 32, "MSM scalars", device_);
+    sc.keys.reserve(entries * 4, "MSM digit keys", device_);
+    sc.vals.reserve(entries * 4, "MSM digit values", device_);
+    sc.keys_alt.reserve(entries * 4, "MSM sorted keys", device_);
+    sc.vals_alt.reserve(entries * 4, "MSM sorted values", device_);
+    sc.buckets.reserve(size_t(wp.windows) * wp.buckets * sizeof(P), "MSM buckets", device_);
+    sc.part_a.reserve(part_a * sizeof(P), "MSM partial sums", device_);
+    sc.part_keys_a.reserve(part_a * 4, "MSM partial keys", device_);
+    sc.part_b.reserve(part_b * sizeof(P), "MSM partial sums", device_);
+    sc.part_keys_b.reserve(part_b * 4, "MSM partial keys", device_);
+    sc.counts.reserve((chunks + 1) * 4, "MSM chunk counts", device_);
+    sc.offsets.reserve((chunks + 1) * 4, "MSM chunk offsets", device_);
+    sc.reduce_a.reserve(2 * size_t(wp.windows) * std::max<size_t>(m1, 1) * sizeof(P), "MSM bucket sums", device_);
+    sc.reduce_b.reserve(2 * size_t(wp.windows) * std::max<size_t>(m1 >> 1, 1) * sizeof(P), "MSM bucket sums", device_);
+    size_t sort_bytes = 0, scan_bytes = 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                               (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(wp.c)));
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                             int(chunks + 1)));
+    sc.cub_temp.reserve(std::max(sort_bytes, scan_bytes), "MSM sort scratch", device_);
+  }
+
+  // Exclusive scan of counts[0..chunks) into offsets[0..chunks]; returns the total (synchronises
+  // on the copy only: the caller has queued the kernel that consumes the offsets after it).
+  void scan_counts(detail::MsmScratch& sc, uint32_t chunks, cudaStream_t s) {
+    CUDA_CHECK(cudaMemsetAsync(sc.counts.get<uint32_t>() + chunks, 0, 4, s));
+    size_t bytes = sc.cub_temp.bytes();
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(sc.cub_temp.get(), bytes, sc.counts.get<uint32_t>(),
+                                             sc.offsets.get<uint32_t>(), int(chunks + 1), s));
+    CUDA_CHECK(cudaMemcpyAsync(sc.host_total.get(), sc.offsets.get<uint32_t>() + chunks, 4, cudaMemcpyDeviceToHost, s));
+  }
+
+  static WindowPlan plan(size_t n) {
+    static const unsigned c_env = detail::env_knob("PACER_CUDA_MSM_C");
+    return plan_windows(n, Group::scalar_bits, c_env >= 4 && c_env <= 22 ? c_env : 0);
+  }
+
+  P run_device(const A* points, size_t n, detail::MsmScratch& sc, cudaStream_t s, detail::MsmStats* stats) {
+    const WindowPlan wp = plan(n);
+    Event ev[5];
+    ev[0].record(s);
+    reserve(sc, n, wp);
+    const uint32_t nn = uint32_t(n), W = wp.windows, B = wp.buckets;
+    const size_t entries = n * W;
+    uint32_t* keys = sc.keys.get<uint32_t>();
+    uint32_t* vals = sc.vals.get<uint32_t>();
+    uint32_t* skeys = sc.keys_alt.get<uint32_t>();
+    uint32_t* svals = sc.vals_alt.get<uint32_t>();
+
+    digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(sc.scalars.get<uint32_t>(), nn, wp.c, W, keys, vals);
+    CUDA_CHECK_LAUNCH();
+    ev[1].record(s);
+    for (uint32_t w = 0; w < W; ++w) {
+      size_t bytes = sc.cub_temp.bytes();
+      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * n, skeys + size_t(w) * n,
+                                                 vals + size_t(w) * n, svals + size_t(w) * n, int(n), 0, int(wp.c), s));
+    }
+    ev[2].record(s);
+    P* buckets = sc.buckets.get<P>();
+    CUDA_CHECK(cudaMemsetAsync(buckets, 0, size_t(W) * B * sizeof(P), s));  // ZZ = 0: infinity
+
+    // Level 1 over the sorted digits, then levels over the partial sums until none is left.
+    const uint32_t chunk = first_chunk(entries);
+    const uint32_t cpw = uint32_t((n + chunk - 1) / chunk), chunks = W * cpw;
+    count_kernel<<<blocks_for(chunks, 256), 256, 0, s>>>(skeys, n, chunk, cpw, W, sc.counts.get<uint32_t>());
+    CUDA_CHECK_LAUNCH();
+    scan_counts(sc, chunks, s);
+    Event copied(false);
+    copied.record(s);
+    uint32_t* pk_in = sc.part_keys_a.get<uint32_t>();
+    P* pv_in = sc.part_a.get<P>();
+    uint32_t* pk_out = sc.part_keys_b.get<uint32_t>();
+    P* pv_out = sc.part_b.get<P>();
+    accumulate_points_kernel<F><<<blocks_for(chunks, kThreads), kThreads, 0, s>>>(
+        points, skeys, svals, nn, chunk, cpw, W, B, sc.offsets.get<uint32_t>(), buckets, pk_in, pv_in);
+    CUDA_CHECK_LAUNCH();
+    copied.sync();
+    uint32_t pending = *sc.host_total.get<uint32_t>();
+    const size_t cap_a = sc.part_keys_a.bytes() / 4, cap_b = sc.part_keys_b.bytes() / 4;
+    if (pending > cap_a) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
+    int levels = 0;
+    while (pending > 0) {
+      if (++levels > kMaxPartialLevels) throw std::logic_error("pacer::cuda: MSM partial sums do not converge");
+      const uint32_t lchunks = (pending + kLaterChunk - 1) / kLaterChunk;
+      count_kernel<<<blocks_for(lchunks, 256), 256, 0, s>>>(pk_in, pending, kLaterChunk, lchunks, 1,
+                                                          sc.counts.get<uint32_t>());
+      CUDA_CHECK_LAUNCH();
+      scan_counts(sc, lchunks, s);
+      copied.record(s);
+      accumulate_partials_kernel<F><<<blocks_for(lchunks, kThreads), kThreads, 0, s>>>(
+          pk_in, pv_in, pending, kLaterChunk, sc.offsets.get<uint32_t>(), buckets, pk_out, pv_out);
+      CUDA_CHECK_LAUNCH();
+      copied.sync();
+      pending = *sc.host_total.get<uint32_t>();
+      const size_t cap_out = pk_out == sc.part_keys_a.get<uint32_t>() ? cap_a : cap_b;
+      if (pending > cap_out) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
+      std::swap(pk_in, pk_out);
+      std::swap(pv_in, pv_out);
+    }
+
+    // Bucket weighting levels on the device, the last values per window on the host.
+    ev[3].record(s);
+    const ReducePlan rp = plan_reduce(B);
+    const P* r_cur = buckets;
+    const P* x_cur = nullptr;
+    uint32_t m = B, scale_log2 = 0;
+    P* bufs[2] = {sc.reduce_a.get<P>(), sc.reduce_b.get<P>()};
+    for (uint32_t l = 0; l < rp.levels; ++l) {
+      const uint32_t log_s = rp.log_group[l], m_out = m >> log_s;
+      P* r_out = bufs[l & 1];
+      P* x_out = r_out + size_t(W) * m_out;
+      reduce_level_kernel<F><<<blocks_for(size_t(W) * m_out, kThreads), kThreads, 0, s>>>(r_cur, x_cur, m, log_s, W,
+                                                                                         scale_log2, r_out, x_out);
+      CUDA_CHECK_LAUNCH();
+      scale_log2 += log_s;
+      m = m_out;
+      r_cur = r_out;
+      x_cur = x_out;
+    }
+    std::vector<P> r_host(size_t(W) * m), x_host(x_cur ? size_t(W) * m : 0);
+    CUDA_CHECK(cudaMemcpyAsync(r_host.data(), r_cur, r_host.size() * sizeof(P), cudaMemcpyDeviceToHost, s));
+    if (x_cur) CUDA_CHECK(cudaMemcpyAsync(x_host.data(), x_cur, x_host.size() * sizeof(P), cudaMemcpyDeviceToHost, s));
+    ev[4].record(s);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    const double t0 = now_ms();
+    const P result = finish_windows(r_host.data(), x_cur ? x_host.data() : nullptr, W, m, scale_log2, wp.c);
+    if (stats) {
+      *stats = {wp.c, W, rp.levels, uint32_t(levels)};
+      stats->digits_ms = ev[1].since(ev[0]);
+      stats->sort_ms = ev[2].since(ev[1]);
+      stats->accumulate_ms = ev[3].since(ev[2]);
+      stats->reduce_ms = ev[4].since(ev[3]);
+      stats->finish_ms = float(now_ms() - t0);
+    }
+    return result;
+  }
+
+  int device_;
+};
+
+}  // namespace pacer::cuda::msm
