@@ -93,6 +93,18 @@ std::string Params::get_string(const std::string& key, const std::string& def) c
   return v->as_string().str;
 }
 
+std::vector<int64_t> Params::get_int_array(const std::string& key, const std::vector<int64_t>& def) const {
+  const toml::value* v = find(key);
+  if (!v) return def;
+  if (!v->is_array()) throw_wrong_type(*v, where_, key, "an array of integers");
+  std::vector<int64_t> out;
+  for (const auto& item : v->as_array()) {
+    if (!item.is_integer()) throw_wrong_type(item, where_, key, "an array of integers");
+    out.push_back(item.as_integer());
+  }
+  return out;
+}
+
 void Params::reject_unknown() const {
   if (!table_.is_table()) return;
   // Report the first stray key in file order, so the message is stable and points at the top one.

@@ -288,3 +288,16 @@ TEST_CASE("config: log levels parse strictly and make a stderr logger", "[config
   CHECK(log->level() == spdlog::level::debug);
   CHECK(pacer::make_logger("info") != log);  // not shared through spdlog's registry: no name clash
 }
+
+TEST_CASE("config: Params reads an array of integers and names the key when an item is not one", "[config]") {
+  ScratchDir scratch;
+  const auto cfg = load_config(scratch.write("[backend.params]\ndevices = [0, 3]\nbad = [1, \"x\"]\nnot_array = 2\n"));
+  const pacer::Params& p = cfg.backend.params;
+  CHECK(p.get_int_array("devices", {}) == std::vector<int64_t>{0, 3});
+  CHECK(p.get_int_array("absent", {7}) == std::vector<int64_t>{7});
+  const std::string file = (scratch.dir / "config.toml").string();
+  CHECK_THROWS_WITH(p.get_int_array("bad", {}),
+                    Equals(file + ":3: [backend.params] bad must be an array of integers, got string"));
+  CHECK_THROWS_WITH(p.get_int_array("not_array", {}),
+                    Equals(file + ":4: [backend.params] not_array must be an array of integers, got integer"));
+}

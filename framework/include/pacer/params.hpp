@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <toml.hpp>
 
@@ -22,6 +23,8 @@ class Params {
   double get_double(const std::string& key, double def) const;
   bool get_bool(const std::string& key, bool def) const;
   std::string get_string(const std::string& key, const std::string& def) const;
+  // An array of integers, e.g. devices = [0, 1]; anything else in it is an InputError.
+  std::vector<int64_t> get_int_array(const std::string& key, const std::vector<int64_t>& def) const;
 
   // Throws InputError for the first key no get_* asked for.
   void reject_unknown() const;

@@ -10,15 +10,28 @@
 #include <vector>
 
 #include "gpu_api.hpp"
+#include "pacer/cpu/msm.hpp"
+#include "pacer/cpu/ntt.hpp"
 #include "pacer/math/curves.hpp"
-#include "pacer/math/msm.hpp"
-#include "pacer/math/ntt.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace selftest {
 
 using pacer::Fr256;
 namespace pm = pacer::math;
+
+// The CPU oracle's kernels: the scalar paths (the cpu plugin's tests check IFMA against them).
+inline const pm::CpuKernels kCpuOracle{false, 0};
+
+// h = A·B − C on the odd coset, in Montgomery form (b and c are clobbered): the cpu kernels' steps.
+template <class Fr>
+void odd_coset_h(const pm::Radix2Domain<Fr>& domain, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                 pacer::ThreadPool* pool) {
+  domain.to_odd_coset(a, pool, kCpuOracle);
+  domain.to_odd_coset(b, pool, kCpuOracle);
+  domain.to_odd_coset(c, pool, kCpuOracle);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = a[i] * b[i] - c[i];
+}
 
 // --- reporting ----------------------------------------------------------------------------------
 struct Report {

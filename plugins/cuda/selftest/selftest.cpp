@@ -145,7 +145,7 @@ void check_ntt_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
         c[i] = with_c ? random_field<Fr>(rng) : a[i] * b[i];
       }
       std::vector<Fr> ra = a, rb = b, rc = c;
-      pm::odd_coset_h(dom, std::span(ra), std::span(rb), std::span(rc), &pool);
+      odd_coset_h(dom, std::span(ra), std::span(rb), std::span(rc), &pool);
       std::vector<Fr> ga = a;
       lane.compute_h(reinterpret_cast<uint64_t*>(ga.data()), reinterpret_cast<const uint64_t*>(b.data()),
                      with_c ? reinterpret_cast<const uint64_t*>(c.data()) : nullptr, n);
@@ -225,7 +225,7 @@ void check_msm_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
     if (n > max_n) continue;
     for (int dist = 0; dist < 4; ++dist) {
       const auto s = scalars(n, dist);
-      const auto ref = pm::msm<Group>(std::span<const pm::Affine<Group>>(fx.base).first(n), s, &pool);
+      const auto ref = pm::msm<Group>(std::span<const pm::Affine<Group>>(fx.base).first(n), s, &pool, kCpuOracle);
       bad_cpu += run_msm<Curve, Group>(lane, *fx.resident, s, n) != ref;
       ++runs_cpu;
     }
@@ -263,7 +263,7 @@ void check_two_lanes(Report& report, int dev, Rng& rng, pacer::ThreadPool& pool)
   pm::Radix2Domain<Fr> dom(n, Curve::two_adicity);
   std::vector<Fr> ra = a, rb = b, rc(n);
   for (size_t i = 0; i < n; ++i) rc[i] = a[i] * b[i];
-  pm::odd_coset_h(dom, std::span(ra), std::span(rb), std::span(rc), &pool);
+  odd_coset_h(dom, std::span(ra), std::span(rb), std::span(rc), &pool);
   bool ok[2] = {true, true};
   std::string err[2];
   auto worker = [&](int id) {

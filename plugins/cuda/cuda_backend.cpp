@@ -1,0 +1,362 @@
+// Backend "cuda": compute_h and the G1 MSMs on NVIDIA GPUs (Pacer's own kernels, gpu_api.hpp),
+// the G2 MSM on the GPU or, as production GPU provers do, on the host pool with the cpu plugin's
+// kernels (param g2). Key points are checked on the CPU and uploaded once per key and device;
+// every proof reuses them. Lanes: `lanes_per_device` per GPU, each a CUDA stream with its own
+// scratch, so one proof's uploads and synthesis overlap another's kernels.
+//
+// Explicit choice, no fallback: a config that selects cuda where no GPU is usable fails at start
+// with one line saying why. Correctness never rests on the GPU alone: every CUDA error fails the
+// proof, and every MSM result is checked to lie on the curve before it is returned.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpu_api.hpp"
+#include "pacer/cpu/kernels.hpp"
+#include "pacer/error.hpp"
+#include "pacer/plugin.hpp"
+#include "pacer/thread_pool.hpp"
+
+namespace {
+
+using namespace pacer;
+using namespace pacer::math;
+
+cuda::Curve gpu_curve(CurveId id) { return id == CurveId::bn254 ? cuda::Curve::bn254 : cuda::Curve::bls12_381; }
+
+struct Options {
+  std::vector<int> devices;        // CUDA device indices in use
+  unsigned lanes_per_device = 2;   // proofs in flight per GPU
+  bool g2_on_gpu = false;          // g2 = "gpu" | "cpu"
+  uint64_t vram_limit_bytes = 0;   // per device; 0 = what the device has free at start, less 1 GiB
+  CpuKernels cpu_kernels;          // for the G2 MSM on the CPU and the key-point checks
+};
+
+// A key resident on every device the backend uses (G1 bases, and B2 with g2 = "gpu"), and B2 on
+// the host when the G2 MSM runs on the CPU.
+template <class Curve>
+class CudaResidentKey final : public ResidentKey {
+ public:
+  struct OnDevice {
+    std::array<std::unique_ptr<cuda::ResidentPoints>, 4> g1;  // indexed by Basis
+    std::unique_ptr<cuda::ResidentPoints> b2;
+  };
+
+  // `held`: the backend's count of key bytes per device, which this key adds to while it lives.
+  CudaResidentKey(std::shared_ptr<const ProvingKey> key, std::vector<OnDevice> devices, KeyPoints<typename Curve::G2> b2,
+                  std::shared_ptr<std::atomic<uint64_t>> held)
+      : key_(std::move(key)), devices_(std::move(devices)), b2_host_(std::move(b2)), held_(std::move(held)) {
+    *held_ += bytes_per_device();
+  }
+  ~CudaResidentKey() override { *held_ -= bytes_per_device(); }
+  CudaResidentKey(const CudaResidentKey&) = delete;
+  CudaResidentKey& operator=(const CudaResidentKey&) = delete;
+  const ProvingKey& key() const override { return *key_; }
+  const OnDevice& on(size_t device_slot) const { return devices_[device_slot]; }
+  std::span<const Affine<typename Curve::G2>> b2_host() const { return b2_host_.points(); }
+
+ private:
+  uint64_t bytes_per_device() const {  // the same points on every device
+    uint64_t total = 0;
+    for (const auto& p : devices_.front().g1) total += p ? p->bytes() : 0;
+    return total + (devices_.front().b2 ? devices_.front().b2->bytes() : 0);
+  }
+
+  std::shared_ptr<const ProvingKey> key_;
+  std::vector<OnDevice> devices_;
+  KeyPoints<typename Curve::G2> b2_host_;
+  std::shared_ptr<std::atomic<uint64_t>> held_;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(HostServices& host, Options options, std::vector<cuda::DeviceInfo> devices)
+      : host_(host), opt_(std::move(options)), devices_(std::move(devices)) {
+    if (!host_.pool) throw FailedError("cuda backend needs the host thread pool");
+    lanes_.resize(opt_.devices.size() * opt_.lanes_per_device);
+    for (auto& lane : lanes_) lane = std::make_unique<LaneSlot>();
+  }
+
+  BackendInfo info() const override {
+    BackendInfo info{"cuda", {}, unsigned(lanes_.size()), {CurveId::bn254, CurveId::bls12_381}, device_bytes()};
+    for (const auto& d : devices_)
+      info.devices.push_back(fmt::format("cuda:{} {} (sm_{}{}, {} SMs, {} MiB); {} lanes; G2 MSM on the {}", d.index,
+                                         d.name, d.cc_major, d.cc_minor, d.sms, d.total_bytes >> 20,
+                                         opt_.lanes_per_device, opt_.g2_on_gpu ? "GPU" : "CPU"));
+    return info;
+  }
+
+  ResourceClass resource(Stage stage) const override {
+    switch (stage) {
+      case Stage::compute_h:
+      case Stage::msm_g1: return ResourceClass::device;
+      case Stage::msm_g2: return opt_.g2_on_gpu ? ResourceClass::device : ResourceClass::membw;
+      default: return default_resource(stage);
+    }
+  }
+
+  std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override {
+    return with_cpu_curve(key->curve, [&](auto curve) -> std::unique_ptr<ResidentKey> {
+      return load_curve<decltype(curve)>(std::move(key));
+    });
+  }
+
+  void compute_h(ResidentKey& key, Lane lane, std::span<Fr256> a, std::span<Fr256> b, std::span<Fr256> c,
+                 const Checkpoint&) override {
+    const ProvingKey& pk = key.key();
+    if (a.size() != pk.domain_size || b.size() != a.size() || c.size() != a.size())
+      throw FailedError(fmt::format("cuda backend: compute_h got {}/{}/{} values for domain {}", a.size(), b.size(),
+                                    c.size(), pk.domain_size));
+    on_lane(lane, pk, [&](cuda::Lane& gpu) {
+      gpu.compute_h(a.data()->data(), b.data()->data(), c.data()->data(), a.size());
+    });
+  }
+
+  PointBytes msm_g1(ResidentKey& key, Lane lane, Basis basis, std::span<const Fr256> scalars,
+                    const Checkpoint&) override {
+    return with_cpu_curve(key.key().curve, [&](auto curve) {
+      using Curve = decltype(curve);
+      auto& k = resident<Curve>(key);
+      const auto& points = *k.on(device_slot(lane)).g1[static_cast<size_t>(basis)];
+      return gpu_msm<typename Curve::G1>(k.key(), lane, points, scalars, "G1");
+    });
+  }
+
+  PointBytes msm_g2(ResidentKey& key, Lane lane, std::span<const Fr256> scalars,
+                    const Checkpoint& checkpoint) override {
+    return with_cpu_curve(key.key().curve, [&](auto curve) {
+      using Curve = decltype(curve);
+      using G2 = typename Curve::G2;
+      auto& k = resident<Curve>(key);
+      if (opt_.g2_on_gpu) return gpu_msm<G2>(k.key(), lane, *k.on(device_slot(lane)).b2, scalars, "G2");
+      const auto bases = k.b2_host();
+      check_count(bases.size(), scalars.size(), "G2");
+      const Jacobian<G2> sum = msm<G2>(bases, scalars, host_.pool, opt_.cpu_kernels, &checkpoint);
+      return to_bytes(sum.to_affine());
+    });
+  }
+
+ private:
+  // A lane's GPU state, made on first use by the proof that holds the lane (so never raced) and
+  // made again when a larger key or another curve comes.
+  struct LaneSlot {
+    std::mutex mu;  // calls of one proof may overlap (G1 MSMs beside compute_h): one at a time
+    std::unique_ptr<cuda::Lane> gpu;
+    CurveId curve = CurveId::bn254;
+    size_t domain = 0, points = 0;
+  };
+
+  size_t device_slot(Lane lane) const { return lane % opt_.devices.size(); }
+
+  // Runs fn on lane `lane`'s GPU state, sized for `key`, under the lane's lock. CUDA failures
+  // become FailedError: the proof fails, the process and the other lanes carry on.
+  template <class Fn>
+  void on_lane(Lane lane, const ProvingKey& key, Fn&& fn) {
+    if (lane >= lanes_.size())
+      throw FailedError(fmt::format("cuda backend: lane {} of {} does not exist", lane, lanes_.size()));
+    LaneSlot& slot = *lanes_[lane];
+    std::lock_guard lock(slot.mu);
+    const size_t points = std::max<size_t>(key.n_vars, key.domain_size);
+    try {
+      if (!slot.gpu || slot.curve != key.curve || slot.domain < key.domain_size || slot.points < points) {
+        slot.gpu.reset();  // free the old scratch before asking for more
+        slot.gpu = std::make_unique<cuda::Lane>(opt_.devices[device_slot(lane)], gpu_curve(key.curve),
+                                                key.domain_size, points);
+        slot.curve = key.curve;
+        slot.domain = key.domain_size;
+        slot.points = points;
+      }
+      fn(*slot.gpu);
+    } catch (const std::exception& e) {
+      throw FailedError(fmt::format("cuda backend, lane {} (device {}): {}", lane, opt_.devices[device_slot(lane)],
+                                    e.what()));
+    }
+  }
+
+  template <class Group>
+  PointBytes gpu_msm(const ProvingKey& key, Lane lane, const cuda::ResidentPoints& points,
+                     std::span<const Fr256> scalars, const char* what) {
+    check_count(points.count(), scalars.size(), what);
+    Jacobian<Group> sum;
+    static_assert(sizeof(Jacobian<Group>) == 3 * sizeof(typename Group::Field));
+    on_lane(lane, key, [&](cuda::Lane& gpu) {
+      if (cuda::jacobian_bytes(points.curve(), points.g2()) != sizeof sum)
+        throw FailedError("cuda backend: the kernels' point layout does not match the framework's");
+      gpu.msm(points, scalars.data()->data(), scalars.size(), &sum);
+    });
+    const Affine<Group> result = sum.to_affine();
+    // A GPU fault or a kernel bug must not leave the host as a proof: a wrong sum is almost never
+    // a curve point, and the check costs microseconds.
+    if (!is_valid_key_point(result))
+      throw FailedError(fmt::format("cuda backend: the {} MSM on lane {} returned a point that is not on the curve "
+                                    "(a GPU fault or a kernel bug); the proof is not returned",
+                                    what, lane));
+    return to_bytes(result);
+  }
+
+  template <class Curve>
+  std::unique_ptr<ResidentKey> load_curve(std::shared_ptr<const ProvingKey> key) {
+    using G1 = typename Curve::G1;
+    using G2 = typename Curve::G2;
+    const ProvingKey& pk = *key;
+    const std::array<std::pair<std::span<const std::byte>, const char*>, 4> g1_sections = {
+        {{pk.a, "5 (A)"}, {pk.b1, "6 (B1)"}, {pk.c, "8 (C)"}, {pk.h, "9 (H)"}}};
+    // Checked on the CPU once, whatever the GPU does with them later.
+    for (const auto& [bytes, name] : g1_sections) check_points<G1>(bytes, pk.path, name);
+    KeyPoints<G2> b2_host;
+    if (opt_.g2_on_gpu) check_points<G2>(pk.b2, pk.path, "7 (B2)");
+    else b2_host = KeyPoints<G2>(pk.b2, host_.pool, opt_.cpu_kernels, pk.path, "7 (B2)");
+
+    uint64_t need = 0;
+    for (const auto& [bytes, name] : g1_sections) need += bytes.size();
+    if (opt_.g2_on_gpu) need += pk.b2.size();
+    std::vector<typename CudaResidentKey<Curve>::OnDevice> on_devices(opt_.devices.size());
+    for (size_t slot = 0; slot < opt_.devices.size(); ++slot) {
+      const int device = opt_.devices[slot];
+      const uint64_t held = key_bytes_->load(), limit = vram_limit(slot);
+      if (held + need > limit)
+        throw InputError(fmt::format(
+            "{}: the key needs {} MiB on GPU {} beside the {} MiB held, over the limit of {} MiB "
+            "([backend.params] vram_limit_mb, or the device's free memory): use a GPU with more memory, "
+            "fewer keys, or g2 = \"cpu\"",
+            pk.path, need >> 20, device, held >> 20, limit >> 20));
+      auto& on = on_devices[slot];
+      const cuda::Curve curve = gpu_curve(pk.curve);
+      try {
+        for (size_t b = 0; b < 4; ++b) {
+          const auto bytes = g1_sections[b].first;
+          on.g1[b] = cuda::upload_points(device, curve, false, bytes.data(), bytes.size() / point_bytes<G1>());
+        }
+        if (opt_.g2_on_gpu) on.b2 = cuda::upload_points(device, curve, true, pk.b2.data(), pk.b2.size() / point_bytes<G2>());
+      } catch (const std::exception& e) {
+        throw FailedError(fmt::format("{}: cannot make the key resident on GPU {}: {}", pk.path, device, e.what()));
+      }
+    }
+    return std::make_unique<CudaResidentKey<Curve>>(std::move(key), std::move(on_devices), std::move(b2_host),
+                                                    key_bytes_);
+  }
+
+  // Every point of a section canonical and on the curve, in chunks (no full host copy).
+  template <class Group>
+  void check_points(std::span<const std::byte> bytes, const std::string& path, const char* section) const {
+    constexpr size_t kChunk = 1 << 14;
+    const size_t count = bytes.size() / point_bytes<Group>();
+    run_tasks(host_.pool, (count + kChunk - 1) / kChunk, [&](size_t c) {
+      const size_t begin = c * kChunk, end = std::min(count, begin + kChunk);
+      std::vector<Affine<Group>> chunk(end - begin);
+      for (size_t i = begin; i < end; ++i) chunk[i - begin] = decode_point<Group>(bytes.data() + i * point_bytes<Group>());
+      const size_t bad = first_invalid_key_point<Group>(chunk, opt_.cpu_kernels);
+      if (bad < chunk.size())
+        throw InputError(fmt::format("{}: section {}, point {} is not a point of the curve (coordinates must be below p "
+                                     "and satisfy the curve equation): the key is damaged; make or download it again",
+                                     path, section, begin + bad));
+    });
+  }
+
+  uint64_t vram_limit(size_t slot) const {
+    if (opt_.vram_limit_bytes) return opt_.vram_limit_bytes;
+    const uint64_t reserve = uint64_t(1) << 30;  // CUDA context, lane scratch headroom
+    const uint64_t free_at_start = devices_[slot].free_bytes;
+    return free_at_start > reserve ? free_at_start - reserve : 0;
+  }
+
+  uint64_t device_bytes() const {
+    uint64_t total = key_bytes_->load() * opt_.devices.size();
+    for (const auto& lane : lanes_) {
+      std::lock_guard lock(lane->mu);
+      total += lane->gpu ? lane->gpu->device_bytes() : 0;
+    }
+    return total;
+  }
+
+  template <class Curve>
+  static CudaResidentKey<Curve>& resident(ResidentKey& key) {
+    auto* k = dynamic_cast<CudaResidentKey<Curve>*>(&key);
+    if (!k) throw FailedError("cuda backend was handed a key made resident by another backend");
+    return *k;
+  }
+
+  static void check_count(size_t bases, size_t scalars, const char* what) {
+    if (bases != scalars)
+      throw FailedError(fmt::format("cuda backend: {} MSM got {} scalars for {} bases", what, scalars, bases));
+  }
+
+  template <class Group>
+  static PointBytes to_bytes(const Affine<Group>& p) {
+    PointBytes out;
+    out.size = point_bytes<Group>();
+    encode_point(p, out.data.data());
+    return out;
+  }
+
+  HostServices& host_;
+  const Options opt_;
+  const std::vector<cuda::DeviceInfo> devices_;  // one per opt_.devices entry, as found at start
+  std::vector<std::unique_ptr<LaneSlot>> lanes_;
+  // Bytes of resident keys on each device (every device holds the same keys); shared with the
+  // keys, which may outlive a lookup but not the plugin.
+  std::shared_ptr<std::atomic<uint64_t>> key_bytes_ = std::make_shared<std::atomic<uint64_t>>(0);
+};
+
+Options options_from(const Params& params, const std::vector<cuda::DeviceInfo>& found) {
+  Options o;
+  const auto where = params.where();
+  const auto devices = params.get_int_array("devices", {});
+  if (devices.empty()) {
+    for (const auto& d : found) o.devices.push_back(d.index);
+  } else {
+    for (const int64_t d : devices) {
+      const bool exists = std::any_of(found.begin(), found.end(), [&](const auto& f) { return f.index == d; });
+      if (!exists)
+        throw InputError(fmt::format("{} devices: GPU {} does not exist (this machine has {} CUDA device{})", where, d,
+                                     found.size(), found.size() == 1 ? "" : "s"));
+      if (std::count(devices.begin(), devices.end(), d) > 1)
+        throw InputError(fmt::format("{} devices: GPU {} is listed twice", where, d));
+      o.devices.push_back(int(d));
+    }
+  }
+  const int64_t lanes = params.get_int("lanes_per_device", 2);
+  if (lanes < 1 || lanes > 16)
+    throw InputError(fmt::format("{} lanes_per_device must be 1..16, got {}", where, lanes));
+  o.lanes_per_device = unsigned(lanes);
+  const std::string g2 = params.get_string("g2", "cpu");
+  if (g2 != "cpu" && g2 != "gpu")
+    throw InputError(fmt::format("{} g2 must be \"cpu\" or \"gpu\", got \"{}\"", where, g2));
+  o.g2_on_gpu = g2 == "gpu";
+  const int64_t limit_mb = params.get_int("vram_limit_mb", 0);
+  if (limit_mb < 0) throw InputError(fmt::format("{} vram_limit_mb must be 0 (all free memory) or more, got {}", where, limit_mb));
+  o.vram_limit_bytes = uint64_t(limit_mb) << 20;
+  o.cpu_kernels = CpuKernels::detect();
+  return o;
+}
+
+std::unique_ptr<Backend> make_cuda_backend(const Params& params, HostServices& host) {
+  const std::vector<cuda::DeviceInfo> found = cuda::list_devices();
+  if (found.empty())
+    throw InputError(fmt::format("[backend] plugin = \"cuda\": no usable CUDA device ({}); run where a GPU is "
+                                 "visible, or choose plugin = \"cpu\"",
+                                 cuda::last_error()));
+  Options options = options_from(params, found);
+  std::vector<cuda::DeviceInfo> used;
+  for (const int d : options.devices)
+    for (const auto& f : found)
+      if (f.index == d) used.push_back(f);
+  for (const auto& d : used)
+    if (d.cc_major < 9)
+      throw InputError(fmt::format("[backend] plugin = \"cuda\": GPU {} ({}) is sm_{}{}; Pacer's kernels are built for "
+                                   "sm_90 (H100/H200)",
+                                   d.index, d.name, d.cc_major, d.cc_minor));
+  return std::make_unique<CudaBackend>(host, std::move(options), std::move(used));
+}
+
+}  // namespace
+
+PACER_PLUGIN(backend, "cuda", "0.1.0", "NVIDIA GPU backend (BN254, BLS12-381; sm_90)", make_cuda_backend)

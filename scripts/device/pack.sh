@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Packs what a run on the GPU machine needs from a build here into .devcarry/dist (ignored by git;
+# pass it to the device tool's `carry`): the host, the framework library, every plugin, and the
+# test and benchmark programs. The GPU machine has none of our -dev packages; the build links
+# spdlog/fmt header-only, Boost.DLL on std::filesystem and the CUDA runtime statically, so these
+# files are all it needs (libstdc++ there is newer than here: binaries from here run there).
+#   scripts/device/pack.sh [build dir = build]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-build}
+cd "$root"
+dist=.devcarry/dist
+grep -qx '/.devcarry/' .git/info/exclude 2>/dev/null || echo '/.devcarry/' >>"$(git rev-parse --git-common-dir)/info/exclude"
+rm -rf "$dist"
+mkdir -p "$dist/bin" "$dist/lib/pacer"
+for b in pacer pacer_cuda_tests pacer_cuda_selftest pacer_bench_kernels; do
+  [ -x "$build/bin/$b" ] && cp "$build/bin/$b" "$dist/bin/"
+done
+cp -P "$build"/lib/libpacer_framework.so* "$dist/lib/"
+cp "$build"/lib/pacer/*.so "$dist/lib/pacer/"
+strip --strip-unneeded "$dist"/bin/* "$dist"/lib/*.so* "$dist"/lib/pacer/*.so 2>/dev/null || true
+du -sh "$dist"

@@ -1,0 +1,182 @@
+// The cuda backend against the cpu backend, both loaded as plugins through the ABI: compute_h and
+// the G1 and G2 MSMs on random inputs of 2^10..2^22 points for both curves, with zero scalars,
+// scalars 1 and r-1, repeated points, a point and its negation, and points at infinity. The
+// results must be equal, not close. Exits 77 (ctest: skipped) with a message where no GPU is usable.
+//   PACER_CUDA_TEST_MAX_LOG=N  largest size 2^N (default 22; CI never gets here without a GPU)
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <filesystem>
+#include <random>
+#include <vector>
+
+#include "pacer/dev/fixed_base.hpp"
+#include "pacer/error.hpp"
+#include "pacer/logging.hpp"
+#include "pacer/math/curves.hpp"
+#include "pacer/plugin_loader.hpp"
+#include "pacer/thread_pool.hpp"
+
+using namespace pacer;
+using namespace pacer::math;
+
+namespace pacer::test {
+bool cuda_backend_usable(std::string& why);
+}
+
+namespace {
+
+struct Rig {
+  ThreadPool pool{0};
+  HostServices host;
+  PluginRegistry registry{{PACER_PLUGIN_BUILD_DIR}};
+  std::shared_ptr<Allocator> allocator;
+  std::shared_ptr<Backend> cpu, cuda;
+
+  Rig() {
+    host.log = make_logger("warn");
+    host.pool = &pool;
+    allocator = registry.create_allocator("plain", Params(toml::table{}, "[allocator.params]"), host);
+    host.allocator = host.staging = allocator.get();
+    cpu = registry.create_backend("cpu", Params(toml::table{}, "[backend.params]"), host);
+    // The GPU's own G2 MSM: with g2 = "cpu" it would be the cpu kernels compared with themselves.
+    cuda = registry.create_backend("cuda", Params(toml::table{{"g2", "gpu"}}, "[backend.params]"), host);
+  }
+};
+
+Rig& rig() {
+  static Rig r;
+  return r;
+}
+
+// n points (k0 + i·step)·G, encoded as a key stores them, then the edge cases written over some.
+template <class Group>
+std::vector<std::byte> key_points(const Affine<Group>& gen, size_t n, ThreadPool& pool) {
+  using J = Jacobian<Group>;
+  constexpr size_t kChunk = 1 << 14;
+  const J step = J::from(gen).mul(Limbs<1>{7});
+  const Affine<Group> step_affine = step.to_affine();
+  std::vector<Affine<Group>> points(n);
+  run_tasks(&pool, (n + kChunk - 1) / kChunk, [&](size_t c) {
+    const size_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+    std::vector<J> jac(end - begin);
+    J acc = J::from(gen).mul(Limbs<1>{1000003 + 7 * begin});
+    for (auto& p : jac) {
+      p = acc;
+      acc = acc.add_affine(step_affine);
+    }
+    dev::batch_to_affine<Group>(jac, std::span(points).subspan(begin, end - begin));
+  });
+  for (size_t i = 997; i < n; i += 1009) points[i] = Affine<Group>::identity();
+  if (n > 8) {
+    points[3] = points[0];  // repeated
+    points[5] = Affine<Group>::identity();
+    points[7] = -points[0];  // cancels points[0] under equal scalars
+  }
+  std::vector<std::byte> bytes(n * point_bytes<Group>());
+  for (size_t i = 0; i < n; ++i) encode_point(points[i], bytes.data() + i * point_bytes<Group>());
+  return bytes;
+}
+
+template <class Fr>
+std::vector<Fr256> scalars(size_t n, std::mt19937_64& rng) {
+  std::vector<Fr256> s(n);
+  const size_t top_bits = limbs_bit_length(Fr::P) - 192;
+  for (auto& k : s) {
+    do {
+      for (auto& l : k) l = rng();
+      k[3] &= (uint64_t(1) << top_bits) - 1;
+    } while (limbs_geq(k, Fr::P));
+  }
+  for (size_t i = 0; i < n; i += 5) s[i] = Fr256{};
+  for (size_t i = 11; i < n; i += 13) s[i] = Fr256{rng() % 4, 0, 0, 0};  // small (bit-like witness values)
+  if (n > 8) {
+    s[1] = Fr::P;
+    s[1][0] -= 1;  // r - 1
+    s[2] = Fr256{1, 0, 0, 0};
+    s[7] = s[0] = Fr256{12345, 0, 0, 0};
+  }
+  return s;
+}
+
+template <class Curve>
+void compare_backends(size_t log_n) {
+  using Fr = typename Curve::Fr;
+  Rig& r = rig();
+  const size_t n = size_t(1) << log_n;
+  std::mt19937_64 rng(log_n * 31 + (Curve::id == CurveId::bn254 ? 1 : 2));
+  const auto g1 = key_points<typename Curve::G1>(Curve::g1_generator(), n, r.pool);
+  const auto g2 = key_points<typename Curve::G2>(Curve::g2_generator(), n, r.pool);
+  auto key = std::make_shared<ProvingKey>();
+  key->path = "equivalence key 2^" + std::to_string(log_n);
+  key->curve = Curve::id;
+  key->n8q = curve_n8q(Curve::id);
+  key->n8r = 32;
+  key->n_vars = uint32_t(n);
+  key->n_public = 0;
+  key->domain_size = uint32_t(n);
+  key->a = key->b1 = key->h = g1;
+  key->c = std::span(g1).first((n - 1) * point_bytes<typename Curve::G1>());
+  key->b2 = g2;
+  auto cpu_key = r.cpu->load(key);
+  auto cuda_key = r.cuda->load(key);
+
+  const auto k = scalars<Fr>(n, rng);
+  INFO(curve_json_name(Curve::id) << " n = 2^" << log_n);
+  for (const Basis basis : {Basis::A, Basis::C}) {
+    const auto s = basis == Basis::C ? std::span<const Fr256>(k).first(n - 1) : std::span<const Fr256>(k);
+    const PointBytes want = r.cpu->msm_g1(*cpu_key, 0, basis, s, {});
+    const PointBytes got = r.cuda->msm_g1(*cuda_key, 0, basis, s, {});
+    REQUIRE(got.size == want.size);
+    REQUIRE(std::equal(got.data.begin(), got.data.begin() + got.size, want.data.begin()));
+  }
+  {
+    const PointBytes want = r.cpu->msm_g2(*cpu_key, 0, k, {});
+    const PointBytes got = r.cuda->msm_g2(*cuda_key, 1, k, {});  // another lane, same answer
+    REQUIRE(got.size == want.size);
+    REQUIRE(std::equal(got.data.begin(), got.data.begin() + got.size, want.data.begin()));
+  }
+  // compute_h: a, b, c in Montgomery form (any value below r is one), zero and r-1 included.
+  std::vector<Fr256> a = scalars<Fr>(n, rng), b = scalars<Fr>(n, rng), c = scalars<Fr>(n, rng);
+  auto a2 = a, b2 = b, c2 = c;
+  r.cpu->compute_h(*cpu_key, 0, a, b, c, {});
+  r.cuda->compute_h(*cuda_key, 0, a2, b2, c2, {});
+  REQUIRE(a2 == a);
+}
+
+size_t max_log() {
+  const char* v = std::getenv("PACER_CUDA_TEST_MAX_LOG");
+  return v ? size_t(std::atoi(v)) : 22;
+}
+
+}  // namespace
+
+TEST_CASE("cuda backend equals the cpu backend on BN254 from 2^10 to 2^22", "[cuda]") {
+  for (size_t log_n = 10; log_n <= max_log(); log_n += 2) compare_backends<Bn254>(log_n);
+}
+
+TEST_CASE("cuda backend equals the cpu backend on BLS12-381 from 2^10 to 2^22", "[cuda]") {
+  for (size_t log_n = 10; log_n <= max_log(); log_n += 2) compare_backends<Bls12_381>(log_n);
+}
+
+TEST_CASE("cuda backend refuses a key made resident by the cpu backend", "[cuda]") {
+  Rig& r = rig();
+  auto key = std::make_shared<ProvingKey>();
+  key->curve = CurveId::bn254;
+  key->n8q = 32;
+  key->n_vars = key->domain_size = 1;
+  auto cpu_key = r.cpu->load(key);
+  std::vector<Fr256> one(1);
+  CHECK_THROWS_AS(r.cuda->msm_g1(*cpu_key, 0, Basis::A, one, {}), FailedError);
+}
+
+bool pacer::test::cuda_backend_usable(std::string& why) {
+  try {
+    (void)rig();
+    return true;
+  } catch (const InputError& e) {  // no GPU, or no usable one
+    why = e.what();
+    return false;
+  }
+}
