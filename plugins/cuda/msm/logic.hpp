@@ -135,8 +135,9 @@ PACER_HD void sum_chunk(const uint32_t* keys, size_t begin, size_t end, size_t r
 // Q_k = Σ_t t·V_{kS+t}; then Wsum(V) = Σ j·V_j = S·Wsum(R) + Σ Q_k. Level l keeps
 // X'_l,k = (S_1···S_{l-1})·Q_l,k + Σ_t X'_{l-1,kS+t}, so after the last level L
 //   F(B) = (S_1···S_L)·Wsum(R_L) + Σ X'_L + Σ R_L,
-// which the host finishes over at most kHostValues values per window.
-inline constexpr uint32_t kHostValues = 16;
+// which the host finishes over kHostValues values per window. One value: the device's last level
+// (a few threads) is cheaper than the host's serial point arithmetic.
+inline constexpr uint32_t kHostValues = 1;
 
 struct ReducePlan {
   uint32_t levels = 0;

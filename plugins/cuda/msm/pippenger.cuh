@@ -196,6 +196,10 @@ class MsmOpsImpl final : public detail::MsmOps {
     digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(sc.scalars.get<uint32_t>(), nn, wp.c, W, keys, vals);
     CUDA_CHECK_LAUNCH();
     ev[1].record(s);
+    size_t sort_bytes = 0;  // the reserve above sized it; a check costs nothing
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                               (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(wp.c)));
+    if (sort_bytes > sc.cub_temp.bytes()) throw std::logic_error("pacer::cuda: MSM sort scratch too small");
     for (uint32_t w = 0; w < W; ++w) {
       size_t bytes = sc.cub_temp.bytes();
       CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * n, skeys + size_t(w) * n,
