@@ -49,8 +49,9 @@ struct MsmStats {
   float digits_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0, finish_ms = 0;
 };
 
-// Experiment knobs read once from the environment (0 = automatic): PACER_CUDA_MSM_C (window
-// bits), PACER_CUDA_NTT_PASS_BITS (stages per tile pass), PACER_CUDA_NTT_LOG_COLS (tiles per block).
+// Experiment knobs read once from the environment (0 or unset = automatic): PACER_CUDA_MSM_C
+// (window bits), PACER_CUDA_MSM_CHUNK (sorted entries per thread), PACER_CUDA_NTT_PASS_BITS
+// (stages per tile pass, <= 12), PACER_CUDA_NTT_LOG_COLS (1 + log2 tiles per block).
 unsigned env_knob(const char* name);
 
 class MsmOps {

@@ -35,6 +35,8 @@ namespace pacer::cuda::ff {
 // 128-bit arithmetic is ever mixed into a chain).
 struct Chain {
 #if defined(__CUDA_ARCH__)
+  static __device__ __forceinline__ uint32_t mul_lo(uint32_t a, uint32_t b) { return a * b; }
+  static __device__ __forceinline__ uint32_t mul_hi(uint32_t a, uint32_t b) { return __umulhi(a, b); }
   __device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) {
     uint32_t r;
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
@@ -106,6 +108,8 @@ struct Chain {
   uint32_t subc(uint32_t a, uint32_t b) { return uint32_t(uint64_t(a) - b - cf); }
   static uint32_t lo(uint32_t a, uint32_t b) { return uint32_t(uint64_t(a) * b); }
   static uint32_t hi(uint32_t a, uint32_t b) { return uint32_t((uint64_t(a) * b) >> 32); }
+  static uint32_t mul_lo(uint32_t a, uint32_t b) { return lo(a, b); }
+  static uint32_t mul_hi(uint32_t a, uint32_t b) { return hi(a, b); }
   uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return set(uint64_t(lo(a, b)) + c); }
   uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return set(uint64_t(lo(a, b)) + c + cf); }
   uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return set(uint64_t(hi(a, b)) + c); }

@@ -8,6 +8,7 @@
 // window sums and table set-up). mul_chain() is the device algorithm; the host runs it on the
 // emulated Chain in the self-test, so the PTX path is checked without a GPU.
 #include <cstdint>
+#include <cstring>
 
 #include "ff/carry.hpp"
 
@@ -77,19 +78,35 @@ struct fp_t {
   using Params = P;
   uint32_t l[n];
 
-  // Constants are read through functions holding a local constexpr array: device code may not
-  // reference a host constexpr array, and after unrolling the index folds to an immediate.
+  // Constants are read through functions. On the device they hold a local constexpr array
+  // (device code may not reference a host constexpr array; after unrolling the index folds to an
+  // immediate); on the host they read static members (a local array would be rebuilt per call).
+  static constexpr W32<n> kMod = P::modulus();
+  static constexpr W32<n> kR1 = consts::pow2_mod<n>(P::modulus(), 32 * n);
+  static constexpr W32<n> kR2 = consts::pow2_mod<n>(P::modulus(), 64 * n);
   PACER_HD static constexpr uint32_t mod(int i) {
+#if defined(__CUDA_ARCH__)
     constexpr W32<n> m = P::modulus();
     return m.v[i];
+#else
+    return kMod.v[i];
+#endif
   }
   PACER_HD static constexpr uint32_t r1(int i) {  // Montgomery one
+#if defined(__CUDA_ARCH__)
     constexpr W32<n> r = consts::pow2_mod<n>(P::modulus(), 32 * n);
     return r.v[i];
+#else
+    return kR1.v[i];
+#endif
   }
   PACER_HD static constexpr uint32_t r2(int i) {  // converts into Montgomery form
+#if defined(__CUDA_ARCH__)
     constexpr W32<n> r = consts::pow2_mod<n>(P::modulus(), 64 * n);
     return r.v[i];
+#else
+    return kR2.v[i];
+#endif
   }
   static constexpr uint32_t inv = consts::neg_inv32(P::modulus().v[0]);
 
@@ -138,77 +155,155 @@ PACER_UNROLL
   }
 
   PACER_HD friend fp_t operator+(const fp_t& a, const fp_t& b) {
+    fp_t r;
+#if defined(__CUDA_ARCH__)
     uint32_t s[n];
     Chain c;
     s[0] = c.add_cc(a.l[0], b.l[0]);
 PACER_UNROLL
     for (int i = 1; i < n - 1; ++i) s[i] = c.addc_cc(a.l[i], b.l[i]);
     s[n - 1] = c.addc(a.l[n - 1], b.l[n - 1]);  // < 2p < 2^(32n): no carry out
-    fp_t r;
     reduce_once(r.l, s);
+#else
+    add_sub_host<false>(r.l, a.l, b.l);
+#endif
     return r;
   }
   PACER_HD friend fp_t operator-(const fp_t& a, const fp_t& b) {
+    fp_t r;
+#if defined(__CUDA_ARCH__)
     uint32_t d[n];
     Chain c;
     d[0] = c.sub_cc(a.l[0], b.l[0]);
 PACER_UNROLL
     for (int i = 1; i < n; ++i) d[i] = c.subc_cc(a.l[i], b.l[i]);
     const uint32_t borrow = c.subc(0, 0);
-    fp_t r;
     Chain c2;
     r.l[0] = c2.add_cc(d[0], mod(0) & borrow);
 PACER_UNROLL
     for (int i = 1; i < n - 1; ++i) r.l[i] = c2.addc_cc(d[i], mod(i) & borrow);
     r.l[n - 1] = c2.addc(d[n - 1], mod(n - 1) & borrow);
+#else
+    add_sub_host<true>(r.l, a.l, b.l);
+#endif
     return r;
   }
+#if !defined(__CUDA_ARCH__)
+  // Host: the same results over 64-bit words (the MSM's final window sums run here).
+  template <bool kSub>
+  static void add_sub_host(uint32_t* r, const uint32_t* a, const uint32_t* b) {
+    constexpr int N = n / 2;
+    using u128 = unsigned __int128;
+    uint64_t A[N], B[N], M[N], x[N], y[N];
+    std::memcpy(A, a, sizeof A);
+    std::memcpy(B, b, sizeof B);
+    std::memcpy(M, kMod.v, sizeof M);
+    uint64_t c = 0;
+    for (int j = 0; j < N; ++j) {  // x = a ± b
+      const u128 s = kSub ? u128(A[j]) - B[j] - c : u128(A[j]) + B[j] + c;
+      x[j] = uint64_t(s);
+      c = uint64_t(s >> 64) & 1;
+    }
+    const bool use_y = kSub ? c != 0 : true;  // sum: y = x - p unless that borrows; difference: y = x + p if it borrowed
+    uint64_t c2 = 0;
+    for (int j = 0; j < N; ++j) {
+      const u128 s = kSub ? u128(x[j]) + M[j] + c2 : u128(x[j]) - M[j] - c2;
+      y[j] = uint64_t(s);
+      c2 = uint64_t(s >> 64) & 1;
+    }
+    const bool take_y = kSub ? use_y : c2 == 0;
+    std::memcpy(r, take_y ? y : x, sizeof x);
+  }
+#endif
   PACER_HD fp_t operator-() const { return zero() - *this; }
   PACER_HD fp_t dbl() const { return *this + *this; }
 
-  // CIOS over 32-bit words: per word b_i, t += a·b_i as a carry chain of the low halves and one
-  // of the high halves, then t += m·p likewise (m = t_0·(-p^-1) mod 2^32), then drop t_0 = 0.
-  // t stays below 2p, so n+1 words hold every sum (p < 2^(32n-2)).
+  // CIOS over 32-bit words, the running sum split in two arrays so that every carry chain
+  // alternates the low and high halves of ONE product (mad.lo.cc then madc.hi.cc into adjacent
+  // words, which ptxas can issue as one wide multiply-add): X holds the even-indexed products
+  // a_j·b_i at word positions 0..n-1, Y the odd-indexed ones at positions 1..n. After t += m·p,
+  // X[0] = 0 and the division by 2^32 is a change of roles: Y becomes the position-0 array and X,
+  // moved down two words while the next odd products are added (X[1] goes to position 0), the
+  // position-1 array. The sum stays below 2p·2^32 + ... < 2^(32(n+1)) (p < 2^(32n-1)), so no
+  // chain carries out of position n.
+  template <class C>
+  PACER_HD static void mul_step(uint32_t* X, uint32_t* Y, const uint32_t* a, uint32_t bi, bool first) {
+    if (first) {
+PACER_UNROLL
+      for (int j = 0; j < n; j += 2) {
+        X[j] = C::mul_lo(a[j], bi);
+        X[j + 1] = C::mul_hi(a[j], bi);
+        Y[j] = C::mul_lo(a[j + 1], bi);
+        Y[j + 1] = C::mul_hi(a[j + 1], bi);
+      }
+    } else {
+      {  // X[0] += Y[1] (position 0), then Y moves down two words while the odd products go in
+        C c;
+        X[0] = c.add_cc(X[0], Y[1]);
+PACER_UNROLL
+        for (int j = 0; j < n - 2; j += 2) {
+          Y[j] = c.madc_lo_cc(a[j + 1], bi, Y[j + 2]);
+          Y[j + 1] = c.madc_hi_cc(a[j + 1], bi, Y[j + 3]);
+        }
+        Y[n - 2] = c.madc_lo_cc(a[n - 1], bi, 0);
+        Y[n - 1] = c.madc_hi(a[n - 1], bi, 0);
+      }
+      {  // the even products into X; the carry out is position n, Y's top word
+        C c;
+        X[0] = c.mad_lo_cc(a[0], bi, X[0]);
+        X[1] = c.madc_hi_cc(a[0], bi, X[1]);
+PACER_UNROLL
+        for (int j = 2; j < n; j += 2) {
+          X[j] = c.madc_lo_cc(a[j], bi, X[j]);
+          X[j + 1] = c.madc_hi_cc(a[j], bi, X[j + 1]);
+        }
+        Y[n - 1] = c.addc(Y[n - 1], 0);
+      }
+    }
+    const uint32_t m = X[0] * inv;
+    {  // odd words of m·p into Y
+      C c;
+      Y[0] = c.mad_lo_cc(mod(1), m, Y[0]);
+      Y[1] = c.madc_hi_cc(mod(1), m, Y[1]);
+PACER_UNROLL
+      for (int j = 2; j < n - 2; j += 2) {
+        Y[j] = c.madc_lo_cc(mod(j + 1), m, Y[j]);
+        Y[j + 1] = c.madc_hi_cc(mod(j + 1), m, Y[j + 1]);
+      }
+      Y[n - 2] = c.madc_lo_cc(mod(n - 1), m, Y[n - 2]);
+      Y[n - 1] = c.madc_hi(mod(n - 1), m, Y[n - 1]);
+    }
+    {  // even words of m·p into X (X[0] becomes 0), carry into Y's top word
+      C c;
+      X[0] = c.mad_lo_cc(mod(0), m, X[0]);
+      X[1] = c.madc_hi_cc(mod(0), m, X[1]);
+PACER_UNROLL
+      for (int j = 2; j < n; j += 2) {
+        X[j] = c.madc_lo_cc(mod(j), m, X[j]);
+        X[j + 1] = c.madc_hi_cc(mod(j), m, X[j + 1]);
+      }
+      Y[n - 1] = c.addc(Y[n - 1], 0);
+    }
+  }
+
   template <class C>
   PACER_HD static void mul_chain(uint32_t* r, const uint32_t* a, const uint32_t* b) {
-    uint32_t t[n + 1];
+    static_assert(n % 2 == 0 && n >= 4, "even number of words");
+    uint32_t X[n], Y[n];
 PACER_UNROLL
-    for (int j = 0; j <= n; ++j) t[j] = 0;
+    for (int i = 0; i < n; i += 2) {
+      mul_step<C>(X, Y, a, b[i], i == 0);
+      mul_step<C>(Y, X, a, b[i + 1], false);
+    }
+    // The last step left Y as the position-0 array (Y[0] = 0) and X at position 1:
+    // result = Y[1..n-1] + X[0..n-1] (all at positions 0..), below 2p.
+    uint32_t t[n];
+    {
+      C c;
+      t[0] = c.add_cc(X[0], Y[1]);
 PACER_UNROLL
-    for (int i = 0; i < n; ++i) {
-      const uint32_t bi = b[i];
-      {
-        C c;
-        t[0] = c.mad_lo_cc(a[0], bi, t[0]);
-PACER_UNROLL
-        for (int j = 1; j < n; ++j) t[j] = c.madc_lo_cc(a[j], bi, t[j]);
-        t[n] = c.addc(t[n], 0);
-      }
-      {
-        C c;
-        t[1] = c.mad_hi_cc(a[0], bi, t[1]);
-PACER_UNROLL
-        for (int j = 1; j < n - 1; ++j) t[j + 1] = c.madc_hi_cc(a[j], bi, t[j + 1]);
-        t[n] = c.madc_hi(a[n - 1], bi, t[n]);
-      }
-      const uint32_t m = t[0] * inv;
-      {
-        C c;
-        t[0] = c.mad_lo_cc(m, mod(0), t[0]);  // becomes 0; only its carry matters
-PACER_UNROLL
-        for (int j = 1; j < n; ++j) t[j] = c.madc_lo_cc(m, mod(j), t[j]);
-        t[n] = c.addc(t[n], 0);
-      }
-      {
-        C c;
-        t[1] = c.mad_hi_cc(m, mod(0), t[1]);
-PACER_UNROLL
-        for (int j = 1; j < n - 1; ++j) t[j + 1] = c.madc_hi_cc(m, mod(j), t[j + 1]);
-        t[n] = c.madc_hi(m, mod(n - 1), t[n]);
-      }
-PACER_UNROLL
-      for (int j = 0; j < n; ++j) t[j] = t[j + 1];
-      t[n] = 0;
+      for (int j = 1; j < n - 1; ++j) t[j] = c.addc_cc(X[j], Y[j + 1]);
+      t[n - 1] = c.addc(X[n - 1], 0);
     }
     reduce_once(r, t);
   }
@@ -218,36 +313,40 @@ PACER_UNROLL
   static void mul_host(uint32_t* r, const uint32_t* a, const uint32_t* b) {
     constexpr int N = n / 2;
     using u128 = unsigned __int128;
-    static constexpr uint64_t inv64 = consts::neg_inv64(uint64_t(P::modulus().v[0]) | uint64_t(P::modulus().v[1]) << 32);
-    uint64_t A[N], B[N], M[N], t[N + 1] = {};
+    static constexpr uint64_t inv64 = consts::neg_inv64(uint64_t(kMod.v[0]) | uint64_t(kMod.v[1]) << 32);
+    uint64_t A[N], B[N], t[N + 1] = {};
+    std::memcpy(A, a, sizeof A);  // little-endian: word pairs are the 64-bit limbs
+    std::memcpy(B, b, sizeof B);
+    uint64_t M[N];
+    std::memcpy(M, kMod.v, sizeof M);
     for (int i = 0; i < N; ++i) {
-      A[i] = uint64_t(a[2 * i]) | uint64_t(a[2 * i + 1]) << 32;
-      B[i] = uint64_t(b[2 * i]) | uint64_t(b[2 * i + 1]) << 32;
-      M[i] = uint64_t(mod(2 * i)) | uint64_t(mod(2 * i + 1)) << 32;
-    }
-    for (int i = 0; i < N; ++i) {
-      u128 s = 0;
+      uint64_t carry = 0;
       for (int j = 0; j < N; ++j) {
-        s = u128(A[j]) * B[i] + t[j] + (s >> 64);
+        const u128 s = u128(A[j]) * B[i] + t[j] + carry;
         t[j] = uint64_t(s);
+        carry = uint64_t(s >> 64);
       }
-      t[N] = uint64_t(s >> 64);
+      t[N] = carry;
       const uint64_t m = t[0] * inv64;
-      s = u128(m) * M[0] + t[0];
+      u128 s = u128(m) * M[0] + t[0];
+      carry = uint64_t(s >> 64);
       for (int j = 1; j < N; ++j) {
-        s = u128(m) * M[j] + t[j] + (s >> 64);
+        s = u128(m) * M[j] + t[j] + carry;
         t[j - 1] = uint64_t(s);
+        carry = uint64_t(s >> 64);
       }
-      s = u128(t[N]) + (s >> 64);
+      s = u128(t[N]) + carry;
       t[N - 1] = uint64_t(s);
       t[N] = uint64_t(s >> 64);
     }
-    uint32_t w[n];
-    for (int i = 0; i < N; ++i) {
-      w[2 * i] = uint32_t(t[i]);
-      w[2 * i + 1] = uint32_t(t[i] >> 32);
+    // t < 2p: subtract p unless that borrows.
+    uint64_t d[N], borrow = 0;
+    for (int j = 0; j < N; ++j) {
+      const u128 s = u128(t[j]) - M[j] - borrow;
+      d[j] = uint64_t(s);
+      borrow = uint64_t(s >> 64) & 1;
     }
-    reduce_once(r, w);
+    std::memcpy(r, borrow ? t : d, sizeof d);
   }
 #endif
 

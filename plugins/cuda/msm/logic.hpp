@@ -135,8 +135,9 @@ PACER_HD void sum_chunk(const uint32_t* keys, size_t begin, size_t end, size_t r
 // Q_k = Σ_t t·V_{kS+t}; then Wsum(V) = Σ j·V_j = S·Wsum(R) + Σ Q_k. Level l keeps
 // X'_l,k = (S_1···S_{l-1})·Q_l,k + Σ_t X'_{l-1,kS+t}, so after the last level L
 //   F(B) = (S_1···S_L)·Wsum(R_L) + Σ X'_L + Σ R_L,
-// which the host finishes over at most kHostValues values per window.
-inline constexpr uint32_t kHostValues = 16;
+// which the host finishes over kHostValues values per window. One value: the device's last level
+// (a few threads) is cheaper than the host's serial point arithmetic.
+inline constexpr uint32_t kHostValues = 1;
 
 struct ReducePlan {
   uint32_t levels = 0;
@@ -155,20 +156,21 @@ inline ReducePlan plan_reduce(uint32_t buckets) {
   return p;
 }
 
-// One thread of a level: group [base, base + S) of R_in (and X_in unless null) into R, X.
-template <class Pt, class Get>
-PACER_HD void reduce_group(Get&& get_r, const Pt* x_in_or_null, size_t base, uint32_t S, uint32_t scale_log2, Pt& r_out,
+// One thread of a level: group [base, base + S) of R_in (and X_in when kHasX) into R, X. The
+// first level has no X_in and no scaling: a separate instance keeps its register count down.
+template <class Pt, bool kHasX, class Get>
+PACER_HD void reduce_group(Get&& get_r, const Pt* x_in, size_t base, uint32_t S, uint32_t scale_log2, Pt& r_out,
                            Pt& x_out) {
-  Pt run = Pt::inf(), acc = Pt::inf(), xs = Pt::inf();
+  Pt run = Pt::inf(), acc = Pt::inf();
   for (uint32_t t = S - 1; t >= 1; --t) {
     run.add(get_r(base + t));
     acc.add(run);  // after the loop acc = Σ_{t>=1} t·V_t
-    if (x_in_or_null) xs.add(x_in_or_null[base + t]);
   }
   run.add(get_r(base));
-  if (x_in_or_null) xs.add(x_in_or_null[base]);
-  for (uint32_t d = 0; d < scale_log2; ++d) acc.dbl();
-  acc.add(xs);
+  if constexpr (kHasX) {
+    for (uint32_t d = 0; d < scale_log2; ++d) acc.dbl();
+    for (uint32_t t = 0; t < S; ++t) acc.add(x_in[base + t]);
+  }
   r_out = run;
   x_out = acc;
 }

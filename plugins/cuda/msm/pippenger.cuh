@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kThreads) accumulate_partials_kernel(
 }
 
 // One level of the bucket weighting (logic.hpp, reduce_group): per window, m_in values -> m_in/S.
-template <class F>
+template <class F, bool kHasX>
 __global__ void __launch_bounds__(kThreads) reduce_level_kernel(const ec::xyzz_t<F>* __restrict__ r_in,
                                                                 const ec::xyzz_t<F>* __restrict__ x_in, uint32_t m_in,
                                                                 uint32_t log_s, uint32_t windows, uint32_t scale_log2,
@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kThreads) reduce_level_kernel(const ec::xyzz_t
   const size_t w = t / m_out, k = t % m_out;
   const size_t base = w * m_in + (k << log_s);
   P r, x;
-  reduce_group<P>([&](size_t i) { return ld_ro(r_in + i); }, x_in, base, 1u << log_s, scale_log2, r, x);
+  reduce_group<P, kHasX>([&](size_t i) { return ld_ro(r_in + i); }, x_in, base, 1u << log_s, scale_log2, r, x);
   st(r_out + t, r);
   st(x_out + t, x);
 }
@@ -130,6 +130,8 @@ class MsmOpsImpl final : public detail::MsmOps {
 
  private:
   static uint32_t first_chunk(size_t entries) {
+    static const unsigned env = detail::env_knob("PACER_CUDA_MSM_CHUNK");
+    if (env >= 2 && env <= 4096) return env;
     uint32_t chunk = 64;  // long chunks: fewer partials; short ones when the MSM is small
     while (chunk > 8 && entries / chunk < 132 * 512) chunk /= 2;
     return chunk;
@@ -194,6 +196,10 @@ class MsmOpsImpl final : public detail::MsmOps {
     digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(sc.scalars.get<uint32_t>(), nn, wp.c, W, keys, vals);
     CUDA_CHECK_LAUNCH();
     ev[1].record(s);
+    size_t sort_bytes = 0;  // the reserve above sized it; a check costs nothing
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                               (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(wp.c)));
+    if (sort_bytes > sc.cub_temp.bytes()) throw std::logic_error("pacer::cuda: MSM sort scratch too small");
     for (uint32_t w = 0; w < W; ++w) {
       size_t bytes = sc.cub_temp.bytes();
       CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * n, skeys + size_t(w) * n,
@@ -253,8 +259,11 @@ class MsmOpsImpl final : public detail::MsmOps {
       const uint32_t log_s = rp.log_group[l], m_out = m >> log_s;
       P* r_out = bufs[l & 1];
       P* x_out = r_out + size_t(W) * m_out;
-      reduce_level_kernel<F><<<blocks_for(size_t(W) * m_out, kThreads), kThreads, 0, s>>>(r_cur, x_cur, m, log_s, W,
-                                                                                         scale_log2, r_out, x_out);
+      const unsigned grid = blocks_for(size_t(W) * m_out, kThreads);
+      if (x_cur)
+        reduce_level_kernel<F, true><<<grid, kThreads, 0, s>>>(r_cur, x_cur, m, log_s, W, scale_log2, r_out, x_out);
+      else
+        reduce_level_kernel<F, false><<<grid, kThreads, 0, s>>>(r_cur, x_cur, m, log_s, W, scale_log2, r_out, x_out);
       CUDA_CHECK_LAUNCH();
       scale_log2 += log_s;
       m = m_out;

@@ -127,9 +127,10 @@ template <class F>
 void run_transform(F* data, uint32_t L, bool dit, bool inverse, const F* roots, uint32_t log_t, const F* coset,
                    cudaStream_t stream) {
   if (L == 0) return;
-  static const uint32_t pass_bits = std::clamp(detail::env_knob("PACER_CUDA_NTT_PASS_BITS"), 0u, 10u);
-  static const uint32_t env_cols = std::min(detail::env_knob("PACER_CUDA_NTT_LOG_COLS"), 4u);
-  const uint32_t log_cols_max = env_cols ? env_cols : kLogCols;
+  // Experiment knobs (detail::env_knob): stages per pass up to 12, log2 tiles per block (+1).
+  static const uint32_t pass_bits = std::min(detail::env_knob("PACER_CUDA_NTT_PASS_BITS"), 12u);
+  static const uint32_t env_cols = std::min(detail::env_knob("PACER_CUDA_NTT_LOG_COLS"), 5u);
+  const uint32_t log_cols_max = env_cols ? env_cols - 1 : kLogCols;
   const Plan plan = make_plan(L, dit, pass_bits ? pass_bits : kMaxPassBits);
   for (uint32_t i = 0; i < plan.count; ++i) {
     PassArgs<F> a;
@@ -139,6 +140,7 @@ void run_transform(F* data, uint32_t L, bool dit, bool inverse, const F* roots, 
     a.P = plan.pass[i].P;
     a.K = plan.pass[i].K;
     a.log_cols = std::min(log_cols_max, L - a.K);  // at most the number of columns
+    while (a.log_cols > 0 && pass_smem_bytes<F>(a.K, a.log_cols) > 200 * 1024) --a.log_cols;
     a.log_t = log_t;
     a.dit = dit;
     a.inverse = inverse;

@@ -14,18 +14,18 @@ SANITIZE=${SANITIZE:-"field,ntt,msm-bn254-g1,msm-bls-g2"}
   date -u; uname -r; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 } > "$OUT/machine.txt" 2>&1
 for p in $CHECKS; do
-  timeout 300 "$BIN" --no-host --quick --only "$p" >> "$OUT/checks.log" 2>&1
+  timeout ${CHECK_TIMEOUT:-150} "$BIN" --no-host --quick --only "$p" >> "$OUT/checks.log" 2>&1
   echo "phase $p: exit $?" | tee -a "$OUT/checks.log"
 done
 grep -E "FAIL|exception" "$OUT/checks.log"
 for p in $BENCHES; do
-  timeout 300 "$BIN" --bench-only --only "$p" >> "$OUT/bench.log" 2>&1
+  timeout ${BENCH_TIMEOUT:-150} "$BIN" --bench-only --only "$p" >> "$OUT/bench.log" 2>&1
   echo "phase $p: exit $?" | tee -a "$OUT/bench.log"
 done
 grep -E "^\|" "$OUT/bench.log"
 grep -E "FAIL|exception" "$OUT/bench.log"
 if [ -n "$SANITIZE" ] && command -v compute-sanitizer > /dev/null; then
-  timeout 200 compute-sanitizer --tool memcheck --print-limit 20 "$BIN" --no-host --quick --small --only "$SANITIZE" \
+  timeout ${SANITIZE_TIMEOUT:-120} compute-sanitizer --tool memcheck --print-limit 20 "$BIN" --no-host --quick --small --only "$SANITIZE" \
     > "$OUT/memcheck.log" 2>&1
   echo "memcheck: exit $?"; tail -4 "$OUT/memcheck.log"
 fi

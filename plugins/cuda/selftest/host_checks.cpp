@@ -309,8 +309,12 @@ Pt sim_msm(const std::vector<MA>& points, const std::vector<Fr256>& scalars, uin
     const uint32_t ls = rp.log_group[l], mo = m >> ls;
     std::vector<Pt> ro(size_t(W) * mo), xo(size_t(W) * mo);
     for (size_t t = 0; t < ro.size(); ++t)
-      msm::reduce_group<Pt>([&](size_t i) { return r[i]; }, x.empty() ? nullptr : x.data(),
-                            (t / mo) * m + ((t % mo) << ls), 1u << ls, scale, ro[t], xo[t]);
+    {
+      const size_t base = (t / mo) * m + ((t % mo) << ls);
+      auto get = [&](size_t i) { return r[i]; };
+      if (x.empty()) msm::reduce_group<Pt, false>(get, nullptr, base, 1u << ls, scale, ro[t], xo[t]);
+      else msm::reduce_group<Pt, true>(get, x.data(), base, 1u << ls, scale, ro[t], xo[t]);
+    }
     r.swap(ro);
     x.swap(xo);
     scale += ls;

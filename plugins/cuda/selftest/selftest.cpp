@@ -437,7 +437,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--no-host] [--bench-only] [--small] [--seed N] [--max-log K] [--only P,Q]\n"
                    "phases: host field ntt msm-bn254-g1 msm-bls-g1 msm-bn254-g2 msm-bls-g2 lanes errors\n"
-                   "        bench-field bench-ntt bench-msm-bn254 bench-msm-bls bench-g2\n",
+                   "        bench-field bench-ntt bench-msm-bn254 bench-msm-bls bench-g2 tune-ntt tune-msm\n",
                    argv[0]);
       return 2;
     }
@@ -506,6 +506,17 @@ int main(int argc, char** argv) {
       phase(report, "bench-ntt", [&] { bench_ntt<pm::Bn254>(dev, logs, 5); });
       phase(report, "bench-msm-bn254", [&] { bench_msm<pm::Bn254>(dev, rng, pool, report, logs, 5); });
       phase(report, "bench-msm-bls", [&] { bench_msm<pm::Bls12_381>(dev, rng, pool, report, logs, 5); });
+      // Tuning (only when named with --only; run with the experiment knobs of internal.hpp set).
+      if (!opt.only.empty()) phase(report, "tune-ntt", [&] {
+        for (unsigned lg : logs) {
+          if (lg < 22) continue;
+          const auto b = cu::testing::bench_ntt(dev, cu::Curve::bn254, size_t(1) << lg, 5, false);
+          summarize("tune BN254 NTT 2^" + std::to_string(lg) + " (DIF)", b, 5);
+        }
+        const auto h = cu::testing::bench_compute_h_device(dev, cu::Curve::bn254, size_t(1) << logs.back(), 5);
+        summarize("tune BN254 compute_h 2^" + std::to_string(logs.back()) + " on device", h, 5);
+      });
+      if (!opt.only.empty()) phase(report, "tune-msm", [&] { bench_msm<pm::Bn254>(dev, rng, pool, report, {logs.back()}, 5); });
       phase(report, "bench-g2", [&] {
         bench_msm_g2<pm::Bn254>(dev, rng, pool, report, 20, 3);
         bench_msm_g2<pm::Bls12_381>(dev, rng, pool, report, 20, 3);
