@@ -16,7 +16,8 @@ mkdir -p "$dist/bin" "$dist/lib/pacer"
 for b in pacer pacer_cuda_tests pacer_cuda_selftest pacer_bench_kernels; do
   [ -x "$build/bin/$b" ] && cp "$build/bin/$b" "$dist/bin/"
 done
-cp -P "$build"/lib/libpacer_framework.so* "$dist/lib/"
+# The soname file itself, not links: the device tool carries a link as a link.
+cp -L "$build"/lib/libpacer_framework.so.0 "$dist/lib/"
 cp "$build"/lib/pacer/*.so "$dist/lib/pacer/"
 strip --strip-unneeded "$dist"/bin/* "$dist"/lib/*.so* "$dist"/lib/pacer/*.so 2>/dev/null || true
 du -sh "$dist"
