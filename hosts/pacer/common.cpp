@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #endif
 
 #include "pacer/backend.hpp"
+#include "pacer/formats/writers.hpp"
 #include "pacer/logging.hpp"
 
 namespace pacer::host {
@@ -22,6 +24,17 @@ void add_config_option(CLI::App& command, std::string& path) {
 
 Config load_config_or_defaults(const std::string& path) {
   return path.empty() ? default_config() : load_config(path);
+}
+
+std::vector<NamedFile> config_input(const std::string& path) {
+  if (path.empty()) return {};
+  return {{"--config", path}};
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  FileWriter out(path, std::max<size_t>(text.size(), 1));
+  out.write(text.data(), text.size());
+  out.commit();
 }
 
 namespace {
