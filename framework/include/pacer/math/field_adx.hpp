@@ -6,6 +6,10 @@
 // word that the reduction clears becomes the next round's top word (no register moves).
 #include <cstdint>
 
+#if defined(__x86_64__) && defined(__clang__)
+#include <cpuid.h>
+#endif
+
 // Not under -O0 (the 6-limb version needs 14 registers) nor under ASan (it reserves some).
 #if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(PACER_PORTABLE_FIELD) && !defined(__SANITIZE_ADDRESS__)
 #define PACER_HAVE_ADX_ASM 1
@@ -17,7 +21,13 @@ namespace pacer::math {
 inline bool detect_adx() {
 #if defined(__x86_64__)
   __builtin_cpu_init();  // may run before main, from a static initialiser
+#if defined(__clang__)
+  // clang (14) knows no "adx" feature name: CPUID leaf 7, EBX bit 19. (The fuzz build uses clang.)
+  unsigned eax, ebx, ecx, edx;
+  return __builtin_cpu_supports("bmi2") && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx >> 19 & 1);
+#else
   return __builtin_cpu_supports("adx") && __builtin_cpu_supports("bmi2");
+#endif
 #else
   return false;
 #endif
