@@ -52,19 +52,22 @@ RegularFile::~RegularFile() {
 }
 
 std::string RegularFile::read_all(uint64_t max_bytes, std::string_view what) const {
-  if (size_ > max_bytes)
-    throw InputError(fmt::format("{}: {} bytes, more than the {} a {} may have", path_, size_, max_bytes, what));
-  std::string out(size_, '\0');
-  size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t n = ::pread(fd_, out.data() + got, out.size() - got, static_cast<off_t>(got));
+  const auto too_big = [&](uint64_t bytes) {
+    return InputError(fmt::format("{}: {}{} bytes, more than the {} a {} may have", path_, bytes > size_ ? "over " : "",
+                                  bytes, max_bytes, what));
+  };
+  if (size_ > max_bytes) throw too_big(size_);
+  // Up to EOF, not up to st_size: files of /proc and /sys say 0 bytes and still have content.
+  std::string out;
+  char chunk[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw InputError(fmt::format("{}: cannot read: {}", path_, std::strerror(errno)));
-    if (n == 0) break;  // shrank since fstat: what is there is what we read
-    got += static_cast<size_t>(n);
+    if (n == 0) return out;
+    out.append(chunk, static_cast<size_t>(n));
+    if (out.size() > max_bytes) throw too_big(out.size());
   }
-  out.resize(got);
-  return out;
 }
 
 namespace {

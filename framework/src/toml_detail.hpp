@@ -25,8 +25,8 @@ inline constexpr size_t kConfigMaxLineBytes = 4096;
 inline constexpr size_t kConfigMaxDepth = 32;      // arrays and tables, [table] headers included
 inline constexpr size_t kConfigMaxKeyParts = 32;   // a.b.c has 3
 
-// Throws InputError "<file>:<line>: <what>; see the limits in docs/config.md" for the first limit
-// that `text` exceeds (all but the file size, which the reader checks before reading).
+// Throws InputError "<file>:<line>: <what>; see the limits in docs/config.md" for text that is not
+// UTF-8 or for the first limit it exceeds (all but the file size, which the reader checks first).
 void check_config_limits(std::string_view text, const std::string& file);
 
 }  // namespace pacer::detail

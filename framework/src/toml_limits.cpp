@@ -128,8 +128,36 @@ class LimitScanner {
   size_t key_dots_ = 0;
 };
 
+// TOML is UTF-8, and toml11 3.7 reads past its buffer on some invalid sequences (fuzz_config
+// found '\x97' in a literal string): every byte sequence is checked first. Strict: no overlong
+// forms, no surrogates, nothing above U+10FFFF.
+void check_utf8(std::string_view text, const std::string& file) {
+  size_t line = 1;
+  for (size_t i = 0; i < text.size();) {
+    const auto byte = [&](size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u; };
+    const unsigned b0 = byte(0);
+    size_t len = 0;
+    unsigned lo = 0x80, hi = 0xbf;  // allowed range of the second byte
+    if (b0 < 0x80) len = 1;
+    else if (b0 >= 0xc2 && b0 <= 0xdf) len = 2;
+    else if (b0 >= 0xe0 && b0 <= 0xef) len = 3, lo = b0 == 0xe0 ? 0xa0 : 0x80, hi = b0 == 0xed ? 0x9f : 0xbf;
+    else if (b0 >= 0xf0 && b0 <= 0xf4) len = 4, lo = b0 == 0xf0 ? 0x90 : 0x80, hi = b0 == 0xf4 ? 0x8f : 0xbf;
+    bool ok = len > 0 && (len == 1 || (byte(1) >= lo && byte(1) <= hi));
+    for (size_t k = 2; ok && k < len; ++k) ok = byte(k) >= 0x80 && byte(k) <= 0xbf;
+    if (!ok)
+      throw InputError(fmt::format("{}:{}: not UTF-8 (byte 0x{:02x}); a config is UTF-8 text, see the limits in "
+                                   "docs/config.md",
+                                   file, line, b0));
+    if (b0 == '\n') ++line;
+    i += len;
+  }
+}
+
 }  // namespace
 
-void check_config_limits(std::string_view text, const std::string& file) { LimitScanner(text, file).run(); }
+void check_config_limits(std::string_view text, const std::string& file) {
+  check_utf8(text, file);
+  LimitScanner(text, file).run();
+}
 
 }  // namespace pacer::detail

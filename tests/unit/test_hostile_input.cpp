@@ -294,6 +294,23 @@ TEST_CASE("hostile: deep, long or huge configs are refused before parsing, in mi
   CHECK_THAT(cfg.keys[0].zkey.filename().string(), Contains("H\"\"\" quoted.\"\""));
 }
 
+TEST_CASE("hostile: a config that is not UTF-8 is refused before toml11 reads past its buffer", "[hostile]") {
+  // fuzz_config found '\x97' (tests/fuzz/regressions/config/invalid_utf8_in_literal_string.toml).
+  Scratch tmp;
+  for (const std::string& text : {std::string("'\x97'"), std::string("[host]\nlog_level = \"\xc0\xaf\""),
+                                  std::string("# \xed\xa0\x80 a surrogate\n"), std::string("a = '\xf4\x90\x80\x80'")}) {
+    const std::string path = tmp.write("config.toml", text);
+    CHECK_REFUSED(pacer::load_config(path), "config.toml:", "not UTF-8");
+  }
+  const std::string path = tmp.write("config.toml", std::string("# caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\x91\n[host]\n"));
+  CHECK_NOTHROW(pacer::load_config(path));
+}
+
+TEST_CASE("hostile: a config read from /proc is read to its end, not to its zero st_size", "[hostile]") {
+  // /proc/self/status is a regular file of st_size 0 with text in it: not an empty (default) config.
+  CHECK_THROWS_AS(pacer::load_config("/proc/self/status"), pacer::InputError);
+}
+
 TEST_CASE("hostile: a config with thousands of unknown keys is refused quickly, naming the first", "[hostile]") {
   Scratch tmp;
   std::string text = "[host]\n";
