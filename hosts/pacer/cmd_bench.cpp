@@ -179,13 +179,14 @@ int run_bench(const Options& options) {
                warmup = static_cast<size_t>(options.warmup);
   const Config config = load_config_or_defaults(options.config);
   const std::string zkey = zkey_path(options, config);
+  Engine engine(config, make_logger(config.host.log_level));
   // Fail before the key load and the proofs, not after them.
   std::vector<NamedFile> inputs = config_input(options.config), outputs;
   inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
   for (const auto& w : options.witnesses) inputs.push_back({"--witness", w});
   if (!options.summary_path.empty()) outputs.push_back({"--json", options.summary_path});
   if (!options.trace_path.empty()) outputs.push_back({"--trace", options.trace_path});
-  check_outputs(inputs, outputs);
+  check_outputs(engine, inputs, outputs);
 
   BenchRun run;
   run.command = command_line();
@@ -196,7 +197,6 @@ int run_bench(const Options& options) {
   std::vector<Witness> witnesses;
   for (const std::string& path : options.witnesses) witnesses.push_back(read_wtns(path));
 
-  Engine engine(config, make_logger(config.host.log_level));
   Prover& prover = engine.prover();
   const BackendInfo backend = prover.parts().backend->info();
   run.config_source = config.source_name();

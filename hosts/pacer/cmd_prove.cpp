@@ -53,7 +53,8 @@ int run_prove(const Options& options) {
   const Config config = load_config_or_defaults(options.config);
   const std::string zkey = zkey_path(options, config);
   const size_t count = options.witnesses.size();
-  // Before any work: no output may be an input, a device or another output.
+  // Before any work: no output may be an input, a device or another output (checked once the
+  // engine knows its plugin files).
   std::vector<NamedFile> inputs = config_input(options.config), outputs;
   inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
   for (const auto& w : options.witnesses) inputs.push_back({"--witness", w});
@@ -61,9 +62,8 @@ int run_prove(const Options& options) {
     outputs.push_back({"--proof", output_path(options.proof, i, count).string()});
     outputs.push_back({"--public", output_path(options.public_inputs, i, count).string()});
   }
-  check_outputs(inputs, outputs);
-
   Engine engine(config, make_logger(config.host.log_level));
+  check_outputs(engine, inputs, outputs);
   const auto& log = engine.log();
 
   const auto key_start = std::chrono::steady_clock::now();

@@ -82,8 +82,8 @@ int run_setup(const Options& options) {
   const Config config = load_config_or_defaults(options.config);
   std::vector<NamedFile> inputs = config_input(options.config);
   inputs.push_back({"--r1cs", options.r1cs});
-  check_outputs(inputs, {{"--zkey", options.zkey}, {"--vkey", options.vkey}});
   Engine engine(config, make_logger(config.host.log_level));
+  check_outputs(engine, inputs, {{"--zkey", options.zkey}, {"--vkey", options.vkey}});
   const auto& log = engine.log();
   ThreadPool& pool = engine.pool();
 

@@ -41,6 +41,12 @@ Config load_config_or_defaults(const std::string& path);
 // {"--config", path} when a config file was given, for check_outputs(): no output may replace it.
 std::vector<NamedFile> config_input(const std::string& path);
 
+class Engine;
+// pacer::check_outputs with the files this process runs from added to the inputs: the pacer
+// executable, the framework library and every plugin library on the search path (an output must
+// replace none of them either).
+void check_outputs(const Engine& engine, std::vector<NamedFile> inputs, const std::vector<NamedFile>& outputs);
+
 // Writes a small text output through a temporary file renamed into place (writers.hpp).
 void write_text_file(const std::string& path, const std::string& text);
 

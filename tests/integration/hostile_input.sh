@@ -141,7 +141,23 @@ for c in "${todo[@]}"; do
         setup --insecure --config "$dir/config.toml" --r1cs "$dir/circuit.r1cs" --zkey "$dir/out.zkey" --vkey "$dir/config.toml"
       OUTPUTS=()
       refuse "$c gen-circuit --witness onto the config" "config.toml: is the same file as the input --config" \
-        gen-circuit --constraints 4 --config "$dir/config.toml" --r1cs "$dir/out.r1cs" --witness "$dir/config.toml" ;;
+        gen-circuit --constraints 4 --config "$dir/config.toml" --r1cs "$dir/out.r1cs" --witness "$dir/config.toml"
+      # The program's own files are inputs too: a plugin library, the executable (copies of both,
+      # so that a regression would destroy only the copies).
+      mkdir -p "$dir/plugins" "$dir/bin"
+      cp "$(dirname "$(dirname "$PACER")")"/lib/pacer/lib*.so "$dir/plugins/"
+      printf '[host]\nplugin_dirs = ["plugins"]\n' >"$dir/plugins.toml"
+      INPUTS+=("$dir/plugins.toml" "$dir/plugins/libpacer_backend_cpu.so")
+      OUTPUTS=("$dir/public.json")
+      refuse "$c --proof onto a plugin" "libpacer_backend_cpu.so: is the same file as the input (a plugin library)" \
+        prove --config "$dir/plugins.toml" --zkey "$dir/circuit.zkey" --witness "$dir/witness.wtns" \
+        --proof "$dir/plugins/libpacer_backend_cpu.so" --public "$dir/public.json"
+      cp "$PACER" "$dir/bin/pacer"; INPUTS+=("$dir/bin/pacer")
+      saved=$PACER; PACER="$dir/bin/pacer"
+      PREFIX=(env "LD_LIBRARY_PATH=$(dirname "$(dirname "$saved")")/lib")
+      refuse "$c --proof onto the executable" "bin/pacer: is the same file as the input (the pacer executable)" \
+        $(prove_into bin/pacer public.json)
+      PACER=$saved; PREFIX=() ;;
     output_device)
       # A FIFO or a device must stay what it is: no write into it (that blocks) and no rename over it.
       mkfifo "$dir/out.fifo"; ln -s /dev/null "$dir/devnull.zkey"
