@@ -11,8 +11,11 @@ need_pacer; need_config
 
 MUL3_BN=$(fixture mul3:bn128); MUL3_BLS=$(fixture mul3:bls12381)
 # Sanitizer builds run several times slower: the time limit scales with them.
+# (ldd's output is captured first: `ldd | grep -q` fails under pipefail when grep exits early.)
+LIBS=$(ldd "$PACER" 2>/dev/null || true)
+ASAN=0; case "$LIBS" in *libasan*) ASAN=1;; esac
 LIMIT_S=4
-if ldd "$PACER" 2>/dev/null | grep -q libasan; then LIMIT_S=12; fi
+if [ $ASAN -eq 1 ]; then LIMIT_S=12; fi
 PREFIX=()      # a command that runs pacer (env, ulimit), empty for none
 INPUTS=()      # files that must keep every byte
 OUTPUTS=()     # paths that must not exist afterwards
@@ -222,7 +225,7 @@ PY
         setup --insecure --config "$dir/threads.toml" --r1cs "$dir/circuit.r1cs" --zkey "$dir/out.zkey" --vkey "$dir/out.json"
       # A real limit where one applies: address space for 4096 thread stacks of 8 MiB is not there
       # under a 2 GB RLIMIT_AS (AddressSanitizer needs terabytes of it, so not in that build).
-      if ! ldd "$PACER" | grep -q libasan; then
+      if [ $ASAN -eq 0 ]; then
         printf '[host]\nthreads = 4096\n' >"$dir/many.toml"; INPUTS+=("$dir/many.toml")
         OUTPUTS=("$dir/proof.json" "$dir/public.json")
         PREFIX=(bash -c 'ulimit -s 8192 && ulimit -v 2000000 && exec "$0" "$@"')
