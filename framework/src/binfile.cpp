@@ -1,30 +1,16 @@
 // Memory-mapped reading of the iden3 binary container (SNARKJS_FORMATS.md §2).
 #include "pacer/formats/binfile.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string>
 
 #include "pacer/error.hpp"
+#include "pacer/files.hpp"
 
 namespace pacer {
-
-namespace {
-
-// Closes a descriptor on every path out of the MappedFile constructor.
-struct FdGuard {
-  int fd;
-  ~FdGuard() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-}  // namespace
 
 std::string describe_magic(std::span<const std::byte> bytes) {
   std::string out;
@@ -43,14 +29,10 @@ std::string describe_magic(std::span<const std::byte> bytes) {
 }
 
 MappedFile::MappedFile(const std::string& path) : path_(path) {
-  FdGuard guard{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (guard.fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(guard.fd, &st) != 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw InputError(path + ": cannot open: not a regular file");
-  if (st.st_size == 0) throw InputError(path + ": empty file");
-  size_ = static_cast<size_t>(st.st_size);
-  void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, guard.fd, 0);
+  const RegularFile file(path);  // refuses FIFOs, devices and folders without blocking
+  if (file.size() == 0) throw InputError(path + ": empty file");
+  size_ = static_cast<size_t>(file.size());
+  void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.fd(), 0);
   if (mapped == MAP_FAILED) throw InputError(path + ": cannot map: " + std::strerror(errno));
   data_ = static_cast<const std::byte*>(mapped);
 }

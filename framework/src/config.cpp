@@ -1,15 +1,13 @@
 #include "pacer/config.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "pacer/error.hpp"
+#include "pacer/files.hpp"
 #include "pacer/logging.hpp"
 #include "toml_detail.hpp"
 
@@ -116,7 +114,7 @@ class TableReader {
     const std::pair<const std::string, toml::value>* first = nullptr;
     for (const auto& entry : table_.as_table()) {
       if (std::find(known_.begin(), known_.end(), entry.first) != known_.end()) continue;
-      if (!first || entry.second.location().line() < first->second.location().line()) first = &entry;
+      if (!first || detail::toml_offset(entry.second) < detail::toml_offset(first->second)) first = &entry;
     }
     if (!first) return;
     const std::string at = toml_line_prefix(first->second);
@@ -181,15 +179,15 @@ void read_plugin_choice(const toml::value& table, const std::string& name, Plugi
 
 Config load_config(const fs::path& path) {
   const std::string file = path.string();
-  {
-    std::ifstream probe(path);
-    if (!probe) throw InputError(fmt::format("{}: cannot open config file: {}", file, std::strerror(errno)));
-  }
-  if (fs::is_directory(path)) throw InputError(fmt::format("{}: is a directory, expected a TOML config file", file));
+  // Read whole and checked before parsing: no FIFO or device can block or feed it, and no text can
+  // overflow toml11's stack or keep it busy for minutes (docs/config.md, "Limits").
+  std::string text = RegularFile(file).read_all(detail::kConfigMaxBytes, "config file");
+  detail::check_config_limits(text, file);
 
   toml::value root;
   try {
-    root = toml::parse(file);
+    std::istringstream in(std::move(text));
+    root = toml::parse(in, file);
   } catch (const toml::syntax_error& e) {
     throw InputError(condense_syntax_error(e, file));
   } catch (const std::exception& e) {

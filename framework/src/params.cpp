@@ -36,6 +36,11 @@ std::string toml_line_prefix(const toml::value& value) {
   return fmt::format("{}:{}: ", loc.file_name(), loc.line());
 }
 
+size_t toml_offset(const toml::value& value) {
+  const auto* region = dynamic_cast<const toml::detail::region*>(toml::detail::get_region(value));
+  return region ? static_cast<size_t>(region->first() - region->begin()) : 0;
+}
+
 }  // namespace detail
 
 Params::Params(toml::value table, std::string where) : table_(std::move(table)), where_(std::move(where)) {
@@ -111,8 +116,8 @@ void Params::reject_unknown() const {
   const std::pair<const std::string, toml::value>* first = nullptr;
   for (const auto& entry : table_.as_table()) {
     if (used_.count(entry.first)) continue;
-    if (!first || entry.second.location().line() < first->second.location().line() ||
-        (entry.second.location().line() == first->second.location().line() && entry.first < first->first)) {
+    const size_t at = detail::toml_offset(entry.second), first_at = first ? detail::toml_offset(first->second) : 0;
+    if (!first || at < first_at || (at == first_at && entry.first < first->first)) {
       first = &entry;
     }
   }

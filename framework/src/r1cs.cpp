@@ -35,6 +35,18 @@ void read_header(const BinFile& bin, R1cs& out) {
                      std::to_string(out.n_wires));
 }
 
+// Section 3 maps each wire to its label, 8 bytes a wire: the one place in the file whose size
+// follows from nWires. Checking it bounds nWires by the file, so that no header can make `pacer
+// setup` allocate and write gigabytes for a circuit of a few bytes. circom always writes it.
+void check_wire_map(const BinFile& bin, const R1cs& out) {
+  const auto map = bin.section(3, "wire to label map");
+  const uint64_t expected = uint64_t{out.n_wires} * 8;
+  if (map.size() != expected)
+    throw InputError(bin.path() + ": section 3 (wire to label map) has " + std::to_string(map.size()) +
+                     " bytes but nWires = " + std::to_string(out.n_wires) + " wires of 8 bytes need " +
+                     std::to_string(expected) + ": the file is damaged; compile the circuit again");
+}
+
 std::vector<R1csTerm> read_lc(SectionReader& section, const R1cs& out, const Fr256& r, uint32_t constraint,
                               char matrix) {
   const uint32_t n_terms = section.u32();
@@ -79,6 +91,7 @@ R1cs read_r1cs(const std::string& path, bool with_constraints) {
   R1cs out;
   out.path = path;
   read_header(bin, out);
+  check_wire_map(bin, out);
   if (with_constraints) {
     read_constraints(bin, out);
   } else {

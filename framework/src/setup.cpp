@@ -112,13 +112,20 @@ class Setup {
     beta_ = random_nonzero<Fr>();
     delta_ = random_nonzero<Fr>();
 
+    // Both outputs are made first, so that a path that cannot be written fails before the work.
+    FileWriter vkey(vkey_out, size_t(64) << 10);
     lagrange();
     wire_polynomials();
     tables();
-    write_zkey(zkey_out);
+    const auto zkey = write_zkey(zkey_out);
 
     phases_.start("vkey", 1);
-    write_vkey_json(vkey_out, *read_zkey(zkey_out));  // from the file, like snarkjs's export
+    const std::string text = vkey_json(*read_zkey(zkey->temp_path()));  // from the file, like snarkjs's export
+    vkey.write(text.data(), text.size());
+    vkey.close();
+    // Into place together, once both are complete: a failure before here leaves neither file.
+    zkey->commit();
+    vkey.commit();
     phases_.stop();
   }
 
@@ -259,7 +266,8 @@ class Setup {
     return bytes;
   }
 
-  void write_zkey(const std::string& path) {
+  // The whole key, closed under its temporary name: the caller commits it.
+  std::unique_ptr<ZkeyWriter> write_zkey(const std::string& path) {
     const uint32_t n_wires = r1cs_.n_wires, n_public = r1cs_.n_public(), m = r1cs_.n_constraints;
     const Fr delta_inv = delta_.inv();
 
@@ -276,7 +284,8 @@ class Setup {
     header.gamma2 = gamma2;
     header.delta1 = delta1;
     header.delta2 = delta2;
-    ZkeyWriter out(path, header);
+    auto writer = std::make_unique<ZkeyWriter>(path, header);
+    ZkeyWriter& out = *writer;
 
     phases_.start("IC", n_public + 1);
     out.begin(3);
@@ -318,7 +327,8 @@ class Setup {
     const Fr z2_over_2n = (tau_.pow(math::Limbs<1>{2 * n_}) - Fr::one()) * Fr::from_u64(2 * n_).inv();
     evaluate_basis(omega_2n_, z2_over_2n * delta_inv, h);
     section(9, "H", *g1_, n_, [&](uint64_t j) { return Fr::from_mont(h[j].to_std()); });
-    out.finish();
+    out.close();
+    return writer;
   }
 
   const R1cs& r1cs_;

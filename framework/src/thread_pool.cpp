@@ -2,24 +2,67 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <memory>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "pacer/error.hpp"
 
 namespace pacer {
+
+namespace {
+
+// Test hook (tests/unit/test_hostile_input.cpp, tests/integration/hostile_input.sh): with
+// PACER_TEST_THREAD_LIMIT=N, a pool starts at most N worker threads and the next start fails as
+// pthread_create does at the process limit (EAGAIN). Real limits do not reach this path in every
+// test run: root ignores RLIMIT_NPROC, and AddressSanitizer cannot start under RLIMIT_AS.
+long test_thread_limit() {
+  const char* v = std::getenv("PACER_TEST_THREAD_LIMIT");
+  return v && *v ? std::strtol(v, nullptr, 10) : -1;
+}
+
+std::thread start_worker(std::function<void()> body, size_t started, long limit) {
+  if (limit >= 0 && started >= static_cast<size_t>(limit))
+    throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                            "PACER_TEST_THREAD_LIMIT");
+  return std::thread(std::move(body));
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   // The caller of parallel_for works too, so threads-1 workers give `threads` busy cores.
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  workers_.reserve(threads - 1);
+  const long limit = test_thread_limit();
+  for (unsigned i = 1; i < threads; ++i) {
+    try {
+      workers_.push_back(start_worker([this] { worker_loop(); }, workers_.size(), limit));
+    } catch (const std::system_error& e) {
+      // The destructor does not run for a constructor that throws: stop and join the workers
+      // started so far here (destroying the condition variable under them would hang).
+      stop_workers();
+      throw InputError(fmt::format(
+          "[host] threads: the system refused to start thread {} of {}: {} (lower [host] threads, or raise the "
+          "limit on processes and threads: ulimit -u, the cgroup's pids.max)",
+          i + 1, threads, e.code().message()));
+    }
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
   cv_.notify_all();
   for (auto& t : workers_) t.join();
+  workers_.clear();
 }
 
 thread_local int ThreadPool::Urgent::depth_ = 0;

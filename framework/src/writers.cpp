@@ -2,28 +2,65 @@
 #include "pacer/formats/writers.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
 #include "pacer/error.hpp"
+#include "pacer/files.hpp"
 #include "pacer/math/curves.hpp"
 
 namespace pacer {
 
 // --- FileWriter -----------------------------------------------------------------------------
 
+namespace {
+
+// An existing output must be a regular file: a rename would replace a device node or a FIFO with
+// our file, and a folder cannot be replaced at all. A symlink to a regular file is followed, so
+// the link stays and its target gets the new content, as a plain write would do.
+std::string landing_path(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return path;  // absent (or unreachable: the open will say)
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": is " + file_kind_name(st.st_mode) +
+                     ", not a regular file (name a new or regular file for the output)");
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    std::error_code ec;
+    const auto target = std::filesystem::canonical(path, ec);
+    if (!ec) return target.string();
+  }
+  return path;
+}
+
+}  // namespace
+
 FileWriter::FileWriter(std::string path, size_t buffer_bytes)
-    : path_(std::move(path)), tmp_path_(path_ + ".tmp"), buffer_(new std::byte[buffer_bytes]), capacity_(buffer_bytes) {
-  fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0)
-    throw InputError(path_ + ": cannot create " + tmp_path_ + ": " + std::strerror(errno) +
-                     " (is the folder there and writable?)");
+    : path_(std::move(path)), buffer_(new std::byte[buffer_bytes]), capacity_(buffer_bytes) {
+  landing_ = landing_path(path_);
+  // A fresh hidden name beside the output (same file system: the rename is atomic); O_EXCL, so it
+  // can never be a file that already exists, an input included.
+  const std::filesystem::path landing(landing_);
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; fd_ < 0; ++attempt) {
+    const std::string name = fmt::format(".{}.{}.{}.tmp", landing.filename().string(), ::getpid(), counter++);
+    tmp_path_ = (landing.parent_path() / name).string();
+    fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0 && (errno != EEXIST || attempt > 100))
+      throw InputError(path_ + ": cannot create " + tmp_path_ + ": " + std::strerror(errno) +
+                       " (is the folder there and writable?)");
+  }
 }
 
 FileWriter::~FileWriter() {
@@ -37,6 +74,7 @@ void FileWriter::fail(const std::string& what) const {
 }
 
 void FileWriter::write_all(const std::byte* data, size_t size) {
+  if (fd_ < 0) throw std::logic_error(path_ + ": written after close()");
   while (size > 0) {
     const ssize_t n = ::write(fd_, data, size);
     if (n < 0) {
@@ -84,12 +122,18 @@ void FileWriter::patch_u64(uint64_t offset, uint64_t value) {
   if (::pwrite(fd_, &value, sizeof value, off_t(offset)) != ssize_t(sizeof value)) fail("cannot write");
 }
 
-void FileWriter::commit() {
+void FileWriter::close() {
+  if (fd_ < 0) return;
   flush();
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail("cannot close");
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) fail("cannot rename into place");
+}
+
+void FileWriter::commit() {
+  close();
+  landing_path(path_);  // still not something a rename must not replace (it may have changed since)
+  if (std::rename(tmp_path_.c_str(), landing_.c_str()) != 0) fail("cannot rename into place");
   committed_ = true;
 }
 
@@ -123,10 +167,15 @@ uint64_t BinFileWriter::end_section(uint64_t expected_size) {
   return size;
 }
 
-void BinFileWriter::commit() {
+void BinFileWriter::close() {
   if (size_at_ != 0 || written_ != n_sections_)
     throw std::logic_error(path() + ": " + std::to_string(written_) + " of " + std::to_string(n_sections_) +
                            " sections written");
+  FileWriter::close();
+}
+
+void BinFileWriter::commit() {
+  close();
   FileWriter::commit();
 }
 
@@ -308,14 +357,23 @@ void ZkeyWriter::append_coefficient_records(std::span<const std::byte> records) 
   coeffs_written_ += uint32_t(records.size() / kRecord);
 }
 
-void ZkeyWriter::finish() {
+void ZkeyWriter::close() {
+  if (next_ == 11) return;  // closed before
   if (next_ != 10 || open_ != 0) throw std::logic_error("ZkeyWriter: sections 3..9 not all written");
   out_.begin_section(10);
   out_.zeros(64);  // csHash: informative only, no prover or verifier reads it
   out_.u32(0);     // no contributions
   out_.end_section(68);
+  next_ = 11;
+  out_.close();
+}
+
+void ZkeyWriter::commit() {
+  close();
   out_.commit();
 }
+
+void ZkeyWriter::finish() { commit(); }
 
 void write_zkey(const std::string& path, const ProvingKey& key) {
   ZkeyWriter out(path, key);
@@ -361,7 +419,7 @@ json g2_json(std::span<const std::byte> bytes) {
 
 }  // namespace
 
-void write_vkey_json(const std::string& path, const ProvingKey& key) {
+std::string vkey_json(const ProvingKey& key) {
   std::string text = math::with_curve(key.curve, [&](auto curve) {
     using Curve = decltype(curve);
     constexpr size_t g1 = math::point_bytes<typename Curve::G1>();
@@ -380,7 +438,11 @@ void write_vkey_json(const std::string& path, const ProvingKey& key) {
     vk["IC"] = std::move(ic);
     return vk.dump(1);
   });
-  text += '\n';
+  return text + '\n';
+}
+
+void write_vkey_json(const std::string& path, const ProvingKey& key) {
+  const std::string text = vkey_json(key);
   FileWriter out(path, text.size());
   out.write(text.data(), text.size());
   out.commit();

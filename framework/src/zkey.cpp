@@ -8,6 +8,7 @@
 #include <string>
 
 #include "pacer/error.hpp"
+#include "pacer/math/curves.hpp"
 
 namespace pacer {
 
@@ -100,6 +101,10 @@ void read_groth16_header(const BinFile& bin, ProvingKey& key) {
                    std::to_string(key.n_vars) + ")");
   if (!std::has_single_bit(key.domain_size))
     fail(path, "domainSize " + std::to_string(key.domain_size) + " is not a power of two");
+  const unsigned two_adicity = math::with_curve(key.curve, [](auto c) { return decltype(c)::two_adicity; });
+  if (unsigned(std::countr_zero(key.domain_size)) > two_adicity)
+    fail(path, "domainSize " + std::to_string(key.domain_size) + " exceeds the 2^" + std::to_string(two_adicity) +
+                   " roots of unity of " + std::string(curve->json_name));
 
   const uint64_t g1 = 2ull * key.n8q, g2 = 4ull * key.n8q;
   key.alpha1 = header.bytes(g1);
@@ -109,6 +114,52 @@ void read_groth16_header(const BinFile& bin, ProvingKey& key) {
   key.delta1 = header.bytes(g1);
   key.delta2 = header.bytes(g2);
   header.expect_end();
+}
+
+constexpr const char* kDamaged = ": the key is damaged; make or download it again";
+
+// Section 2's points: canonical coordinates on the curve, as the backends check sections 5-9, and
+// also never the identity and in the prime-order subgroup, as in every real key. They are six, so
+// the subgroup check (one scalar multiplication each) costs nothing; a damaged one would give a
+// proof that does not verify, with exit status 0.
+template <class Curve, class Group>
+void check_header_point(const std::string& path, std::span<const std::byte> bytes, const char* name) {
+  const auto p = math::decode_point<Group>(bytes.data());
+  const std::string at = std::string("section 2 (groth16 header), point ") + name + " ";
+  if (!math::is_valid_key_point(p))
+    fail(path, at + "is not a point of the curve (coordinates must be below q and satisfy the curve equation)" +
+                   kDamaged);
+  if (p.is_identity()) fail(path, at + "is the point at infinity" + kDamaged);
+  if (!math::Jacobian<Group>::from(p).mul(Curve::Fr::P).is_identity())
+    fail(path, at + "is not in the curve's prime-order subgroup" + kDamaged);
+}
+
+void check_header_points(const std::string& path, const ProvingKey& key) {
+  math::with_curve(key.curve, [&](auto curve) {
+    using Curve = decltype(curve);
+    using G1 = typename Curve::G1;
+    using G2 = typename Curve::G2;
+    check_header_point<Curve, G1>(path, key.alpha1, "alpha1");
+    check_header_point<Curve, G1>(path, key.beta1, "beta1");
+    check_header_point<Curve, G2>(path, key.beta2, "beta2");
+    check_header_point<Curve, G2>(path, key.gamma2, "gamma2");
+    check_header_point<Curve, G1>(path, key.delta1, "delta1");
+    check_header_point<Curve, G2>(path, key.delta2, "delta2");
+  });
+}
+
+// IC (section 3) reaches the verification key only (`pacer setup` exports it), never a backend:
+// checked here as the backends check their sections, canonical and on the curve.
+void check_ic_points(const std::string& path, const ProvingKey& key) {
+  math::with_curve(key.curve, [&](auto curve) {
+    using G1 = typename decltype(curve)::G1;
+    constexpr size_t bytes = math::point_bytes<G1>();
+    for (size_t i = 0; i * bytes < key.ic.size(); ++i)
+      if (!math::is_valid_key_point(math::decode_point<G1>(key.ic.data() + i * bytes)))
+        fail(path, "section 3 (IC), point " + std::to_string(i) +
+                       " is not a point of the curve (coordinates must be below q and satisfy the curve equation)" +
+                       kDamaged);
+  });
 }
 
 // A point section whose size follows from the header; anything else means a damaged key.
@@ -192,7 +243,9 @@ std::shared_ptr<const ProvingKey> read_zkey(const std::string& path) {
   key->file = bin.file();
   check_protocol(bin);
   read_groth16_header(bin, *key);
+  check_header_points(path, *key);
   read_point_sections(bin, *key);
+  check_ic_points(path, *key);
   read_coefficients(bin, *key);
   return key;
 }

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -51,7 +52,12 @@ class ProgressBar {
  public:
   ProgressBar(std::string label, const std::atomic<size_t>& done, size_t total, BenchClock::time_point start)
       : label_(std::move(label)), done_(done), total_(total), start_(start) {
-    if (::isatty(STDERR_FILENO)) thread_ = std::thread([this] { redraw_until_stopped(); });
+    if (!::isatty(STDERR_FILENO)) return;
+    try {
+      thread_ = std::thread([this] { redraw_until_stopped(); });
+    } catch (const std::system_error&) {
+      // No thread to spare for the bar: the benchmark runs without it.
+    }
   }
   ~ProgressBar() {
     if (!thread_.joinable()) return;
@@ -128,10 +134,19 @@ void run_proofs(Prover& prover, ResidentKey& key, const std::vector<Witness>& wi
       }
     }
   };
+  std::string refused;  // why the system refused a thread, if it did
   {
     std::vector<std::jthread> threads;  // joined on every way out of this block
-    for (size_t t = 0; t < std::min(jobs, count); ++t) threads.emplace_back(worker);
+    try {
+      for (size_t t = 0; t < std::min(jobs, count); ++t) threads.emplace_back(worker);
+    } catch (const std::system_error& e) {
+      refused = fmt::format("--jobs {}: the system refused to start thread {}: {} (lower --jobs, or raise the limit "
+                            "on processes and threads: ulimit -u, the cgroup's pids.max)",
+                            jobs, threads.size() + 1, e.code().message());
+      failed = true;  // the threads already started stop at their next proof
+    }
   }
+  if (!refused.empty()) throw InputError(refused);
   if (first_error) std::rethrow_exception(first_error);
 }
 
@@ -146,21 +161,6 @@ std::string zkey_path(const Options& options, const Config& config) {
                                  config.source_name(), ids.empty() ? "none" : ids));
   }
   return entry->zkey.string();
-}
-
-void check_output_folder(const std::string& option, const std::string& path) {
-  if (path.empty()) return;
-  const fs::path dir = fs::path(path).parent_path();
-  std::error_code ec;
-  if (!dir.empty() && !fs::is_directory(dir, ec))
-    throw InputError(fmt::format("{} {}: folder {} does not exist; create it first", option, path, dir.string()));
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (out) out.flush();
-  if (!out) throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
 }
 
 int run_bench(const Options& options) {
@@ -179,9 +179,14 @@ int run_bench(const Options& options) {
                warmup = static_cast<size_t>(options.warmup);
   const Config config = load_config_or_defaults(options.config);
   const std::string zkey = zkey_path(options, config);
+  Engine engine(config, make_logger(config.host.log_level));
   // Fail before the key load and the proofs, not after them.
-  check_output_folder("--json", options.summary_path);
-  check_output_folder("--trace", options.trace_path);
+  std::vector<NamedFile> inputs = config_input(options.config), outputs;
+  inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
+  for (const auto& w : options.witnesses) inputs.push_back({"--witness", w});
+  if (!options.summary_path.empty()) outputs.push_back({"--json", options.summary_path});
+  if (!options.trace_path.empty()) outputs.push_back({"--trace", options.trace_path});
+  check_outputs(engine, inputs, outputs);
 
   BenchRun run;
   run.command = command_line();
@@ -192,7 +197,6 @@ int run_bench(const Options& options) {
   std::vector<Witness> witnesses;
   for (const std::string& path : options.witnesses) witnesses.push_back(read_wtns(path));
 
-  Engine engine(config, make_logger(config.host.log_level));
   Prover& prover = engine.prover();
   const BackendInfo backend = prover.parts().backend->info();
   run.config_source = config.source_name();
@@ -240,8 +244,8 @@ int run_bench(const Options& options) {
 
   std::fputs(format_table(run).c_str(), stdout);
   std::fflush(stdout);
-  if (!options.summary_path.empty()) write_file(options.summary_path, summary_json(run));
-  if (!options.trace_path.empty()) write_file(options.trace_path, trace_json(run));
+  if (!options.summary_path.empty()) write_text_file(options.summary_path, summary_json(run));
+  if (!options.trace_path.empty()) write_text_file(options.trace_path, trace_json(run));
   return 0;
 }
 

@@ -31,8 +31,10 @@ std::string file_size(const std::string& path) {
 
 int run_gen_circuit(const Options& options) {
   const Config config = load_config_or_defaults(options.config);
-  const auto log = make_logger(config.host.log_level);
-  ThreadPool pool(config.host.threads);
+  Engine engine(config, make_logger(config.host.log_level));
+  check_outputs(engine, config_input(options.config), {{"--r1cs", options.r1cs}, {"--witness", options.witness}});
+  const auto& log = engine.log();
+  ThreadPool& pool = engine.pool();
   const CurveId curve = options.curve == "bn128" ? CurveId::bn254 : CurveId::bls12_381;
   using clock = std::chrono::steady_clock;
 

@@ -3,6 +3,7 @@
 
 #include "common.hpp"
 #include "pacer/formats/inspect.hpp"
+#include "pacer/logging.hpp"
 
 namespace pacer::host {
 
@@ -14,7 +15,9 @@ struct Options {
 };
 
 int run_inspect(const Options& options) {
-  (void)load_config_or_defaults(options.config);  // taken by every subcommand; a bad one is still reported
+  // Taken by every subcommand and validated the same way: a config that `prove` refuses is refused here.
+  const Config config = load_config_or_defaults(options.config);
+  const Engine engine(config, make_logger(config.host.log_level));
   std::string summary = inspect_file(options.file);
   if (!summary.empty() && summary.back() != '\n') summary += '\n';
   std::cout << summary;

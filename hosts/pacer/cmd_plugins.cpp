@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "pacer/logging.hpp"
 
 namespace pacer::host {
 
@@ -64,6 +65,10 @@ int run_plugins(const Options& options) {
     std::cout << fmt::format("  {:<9}  {:<{}}  {}\n", kind_name(kind), choice->plugin, w_name,
                              found ? "ok" : "NOT AVAILABLE");
   }
+  // The listing is what this command is for, so it comes first; then the config is validated as
+  // every subcommand validates it (plugins made with their params), and a bad one is exit 2.
+  std::cout.flush();
+  const Engine engine(config, make_logger(config.host.log_level));
   return 0;
 }
 

@@ -1,15 +1,13 @@
 // `pacer prove`: load a key once, prove every --witness with it, write proof/public JSON files.
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "common.hpp"
 #include "pacer/error.hpp"
+#include "pacer/formats/writers.hpp"
 #include "pacer/formats/wtns.hpp"
 #include "pacer/formats/zkey.hpp"
 #include "pacer/logging.hpp"
@@ -37,13 +35,6 @@ fs::path output_path(const std::string& base, size_t index, size_t count) {
   return p.parent_path() / fmt::format("{}-{}{}", p.stem().string(), index, p.extension().string());
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (out) out.flush();
-  if (!out) throw InputError(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
-}
-
 std::string zkey_path(const Options& options, const Config& config) {
   if (!options.zkey.empty()) return options.zkey;
   const KeyEntry* entry = config.find_key(options.key_id);
@@ -61,15 +52,18 @@ int run_prove(const Options& options) {
     throw InputError("prove: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)");
   const Config config = load_config_or_defaults(options.config);
   const std::string zkey = zkey_path(options, config);
-  // Fail before the (possibly long) key load and proofs, not after them.
-  for (const std::string* out : {&options.proof, &options.public_inputs}) {
-    const fs::path dir = fs::path(*out).parent_path();
-    std::error_code ec;
-    if (!dir.empty() && !fs::is_directory(dir, ec))
-      throw InputError(fmt::format("{}: folder {} does not exist; create it first", *out, dir.string()));
+  const size_t count = options.witnesses.size();
+  // Before any work: no output may be an input, a device or another output (checked once the
+  // engine knows its plugin files).
+  std::vector<NamedFile> inputs = config_input(options.config), outputs;
+  inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
+  for (const auto& w : options.witnesses) inputs.push_back({"--witness", w});
+  for (size_t i = 0; i < count; ++i) {
+    outputs.push_back({"--proof", output_path(options.proof, i, count).string()});
+    outputs.push_back({"--public", output_path(options.public_inputs, i, count).string()});
   }
-
   Engine engine(config, make_logger(config.host.log_level));
+  check_outputs(engine, inputs, outputs);
   const auto& log = engine.log();
 
   const auto key_start = std::chrono::steady_clock::now();
@@ -78,18 +72,26 @@ int run_prove(const Options& options) {
   log->info("key {}: {}, {} wires, {} public, domain {}, resident in {}", zkey, curve_json_name(pk.curve), pk.n_vars,
             pk.n_public, pk.domain_size, human_duration(std::chrono::steady_clock::now() - key_start));
   if (options.zero_blinding) log->warn("--insecure-zero-blinding: r = s = 0, these proofs are NOT zero-knowledge");
+  // Every witness is read and matched to the key first, so a bad one fails before any proof is
+  // written; each is read again when its turn comes, so that a long batch never holds them all.
+  for (const auto& path : options.witnesses) check_witness_matches(pk, read_wtns(path));
 
   ProveOptions prove_options;
   prove_options.zero_blinding = options.zero_blinding;
-  const size_t count = options.witnesses.size();
   for (size_t i = 0; i < count; ++i) {
     const auto start = std::chrono::steady_clock::now();
     const Witness witness = read_wtns(options.witnesses[i]);
     const ProofOutput out = engine.prover().prove(*key, witness, prove_options);
-    const fs::path proof_path = output_path(options.proof, i, count);
-    const fs::path public_path = output_path(options.public_inputs, i, count);
-    write_file(proof_path, out.proof_json);
-    write_file(public_path, out.public_json);
+    const std::string& proof_path = outputs[2 * i].path;
+    const std::string& public_path = outputs[2 * i + 1].path;
+    // Both complete before either is in place.
+    FileWriter proof_file(proof_path, out.proof_json.size() + 1), public_file(public_path, out.public_json.size() + 1);
+    proof_file.write(out.proof_json.data(), out.proof_json.size());
+    public_file.write(out.public_json.data(), out.public_json.size());
+    proof_file.close();
+    public_file.close();
+    proof_file.commit();
+    public_file.commit();
 
     std::string stages;
     for (int s = 0; s < kStageCount; ++s) {
@@ -97,8 +99,8 @@ int run_prove(const Options& options) {
       stages += fmt::format("{}{} {}", stages.empty() ? "" : ", ", stage_name(static_cast<Stage>(s)),
                             human_duration(out.stage_time[s]));
     }
-    log->info("proof {}/{}: {} -> {}, {} in {} ({})", i + 1, count, options.witnesses[i], proof_path.string(),
-              public_path.string(), human_duration(std::chrono::steady_clock::now() - start), stages);
+    log->info("proof {}/{}: {} -> {}, {} in {} ({})", i + 1, count, options.witnesses[i], proof_path, public_path,
+              human_duration(std::chrono::steady_clock::now() - start), stages);
   }
   return 0;
 }

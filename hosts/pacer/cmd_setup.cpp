@@ -80,8 +80,12 @@ int run_setup(const Options& options) {
         "It is for benchmarks only: pass --insecure to confirm (use a real ceremony, e.g. snarkjs powersoftau + "
         "groth16 setup, for production keys)");
   const Config config = load_config_or_defaults(options.config);
-  const auto log = make_logger(config.host.log_level);
-  ThreadPool pool(config.host.threads);
+  std::vector<NamedFile> inputs = config_input(options.config);
+  inputs.push_back({"--r1cs", options.r1cs});
+  Engine engine(config, make_logger(config.host.log_level));
+  check_outputs(engine, inputs, {{"--zkey", options.zkey}, {"--vkey", options.vkey}});
+  const auto& log = engine.log();
+  ThreadPool& pool = engine.pool();
 
   const auto begin = clock::now();
   const R1cs r1cs = read_r1cs(options.r1cs);

@@ -1,5 +1,8 @@
 #include "common.hpp"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -10,6 +13,7 @@
 #endif
 
 #include "pacer/backend.hpp"
+#include "pacer/formats/writers.hpp"
 #include "pacer/logging.hpp"
 
 namespace pacer::host {
@@ -22,6 +26,27 @@ void add_config_option(CLI::App& command, std::string& path) {
 
 Config load_config_or_defaults(const std::string& path) {
   return path.empty() ? default_config() : load_config(path);
+}
+
+std::vector<NamedFile> config_input(const std::string& path) {
+  if (path.empty()) return {};
+  return {{"--config", path}};
+}
+
+void check_outputs(const Engine& engine, std::vector<NamedFile> inputs, const std::vector<NamedFile>& outputs) {
+  inputs.push_back({"(the pacer executable)", "/proc/self/exe"});
+  Dl_info framework{};
+  if (::dladdr(reinterpret_cast<void*>(&default_config), &framework) != 0 && framework.dli_fname)
+    inputs.push_back({"(the framework library)", framework.dli_fname});
+  for (const auto& candidate : engine.registry().candidates())
+    inputs.push_back({"(a plugin library)", candidate.file.string()});
+  pacer::check_outputs(inputs, outputs);
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  FileWriter out(path, std::max<size_t>(text.size(), 1));
+  out.write(text.data(), text.size());
+  out.commit();
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "pacer/config.hpp"
+#include "pacer/files.hpp"
 #include "pacer/host_services.hpp"
 #include "pacer/plugin_loader.hpp"
 #include "pacer/prover.hpp"
@@ -34,12 +35,27 @@ Subcommand add_bench_command(CLI::App& root);
 void add_config_option(CLI::App& command, std::string& path);
 
 // The config at `path`, or the built-in defaults (cpu / plain / greedy) when `path` is empty.
+// Only parsed: a subcommand validates it whole by building its Engine, as `prove` does.
 Config load_config_or_defaults(const std::string& path);
 
-// Everything a proving subcommand builds from a config, in dependency order: logger, CPU pool,
+// {"--config", path} when a config file was given, for check_outputs(): no output may replace it.
+std::vector<NamedFile> config_input(const std::string& path);
+
+class Engine;
+// pacer::check_outputs with the files this process runs from added to the inputs: the pacer
+// executable, the framework library and every plugin library on the search path (an output must
+// replace none of them either).
+void check_outputs(const Engine& engine, std::vector<NamedFile> inputs, const std::vector<NamedFile>& outputs);
+
+// Writes a small text output through a temporary file renamed into place (writers.hpp).
+void write_text_file(const std::string& path, const std::string& text);
+
+// Everything a subcommand builds from a config, in dependency order: logger, CPU pool,
 // HostServices, plugin registry, then allocator (which HostServices then lends to the others),
 // scheduler, backend, and the Prover over them. Members are declared in that order, so they are
 // destroyed backwards: plugin objects die before the services and pool they were lent.
+// Every subcommand builds one, so that every subcommand validates a config the same way: plugins
+// that exist and accept their params, and a pool the system lets it start.
 class Engine {
  public:
   Engine(const Config& config, std::shared_ptr<spdlog::logger> log);
@@ -50,6 +66,7 @@ class Engine {
   const std::shared_ptr<spdlog::logger>& log() const { return log_; }
   Prover& prover() { return *prover_; }
   const PluginRegistry& registry() const { return registry_; }
+  ThreadPool& pool() { return pool_; }
 
  private:
   Config config_;

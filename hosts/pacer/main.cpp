@@ -4,6 +4,7 @@
 // on stderr and never a stack trace.
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,12 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     fmt::print(stderr, "pacer: error: {}\n", e.what());
     return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    std::fflush(stdout);
+    fmt::print(stderr,
+               "pacer: error: out of memory: the system refused an allocation (free memory, lower [host] threads "
+               "or --jobs, or raise the memory limit)\n");
+    return static_cast<int>(pacer::ExitCode::failed);
   } catch (const std::exception& e) {
     std::fflush(stdout);
     fmt::print(stderr, "pacer: error: {}\n", e.what());

@@ -14,7 +14,9 @@ namespace pacer {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(unsigned threads = 0);  // 0 = hardware_concurrency
+  // 0 = hardware_concurrency. When the system refuses a thread (process or cgroup limit), the
+  // threads already started are stopped and joined and InputError names [host] threads.
+  explicit ThreadPool(unsigned threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -49,6 +51,7 @@ class ThreadPool {
     bool urgent;
   };
   void push(std::function<void()> task, bool urgent);
+  void stop_workers();
   void worker_loop();
   std::vector<std::thread> workers_;
   std::deque<Task> queue_;

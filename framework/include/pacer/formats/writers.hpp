@@ -1,8 +1,9 @@
 #pragma once
 // Writers for the snarkjs files (SNARKJS_FORMATS.md §2-5, §8): .r1cs, .wtns, .zkey and the
-// verification key JSON. Used by `pacer gen-circuit` and `pacer setup`; files reach gigabytes, so
-// everything streams through a large buffer into "<path>.tmp", renamed over <path> only when
-// complete: a failed or interrupted write never leaves a half file under the real name.
+// verification key JSON. Used by `pacer gen-circuit`, `pacer setup` and `pacer prove`; files reach
+// gigabytes, so everything streams through a large buffer into a hidden temporary file beside the
+// output, renamed over it only when complete: a failed write never leaves a half file under the
+// real name, and a failed command leaves no temporary file behind.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -18,12 +19,13 @@
 
 namespace pacer {
 
-// Buffered, all-or-nothing output. Errors: InputError when the file cannot be created (a path
-// the user can fix), FailedError when writing fails midway (e.g. disk full); both name the path.
+// Buffered, all-or-nothing output. Errors: InputError when the file cannot be created or the
+// path names something other than a regular file (a FIFO, a device, a folder: a rename would
+// replace it), FailedError when writing fails midway (e.g. disk full); both name the path.
 class FileWriter {
  public:
   explicit FileWriter(std::string path, size_t buffer_bytes = size_t(8) << 20);
-  ~FileWriter();  // without commit(): the .tmp is removed
+  ~FileWriter();  // without commit(): the temporary file is removed
   FileWriter(const FileWriter&) = delete;
   FileWriter& operator=(const FileWriter&) = delete;
 
@@ -35,15 +37,19 @@ class FileWriter {
   uint64_t position() const { return flushed_ + used_; }
   // Overwrites 8 bytes written earlier (section sizes known only at the section's end).
   void patch_u64(uint64_t offset, uint64_t value);
-  // Flushes, closes and renames "<path>.tmp" to path.
+  // Flushes and closes; the content stays under temp_path() until commit(). For outputs that
+  // must appear together (`pacer setup`'s key and verification key) or be read back first.
+  void close();
+  // close(), then renames the temporary file over path.
   void commit();
   const std::string& path() const { return path_; }
+  const std::string& temp_path() const { return tmp_path_; }
 
  private:
   void flush();
   void write_all(const std::byte* data, size_t size);
   [[noreturn]] void fail(const std::string& what) const;
-  std::string path_, tmp_path_;
+  std::string path_, landing_, tmp_path_;  // landing_: path, or a symlink's target
   int fd_ = -1;
   std::unique_ptr<std::byte[]> buffer_;  // not zeroed: small files touch only the pages they use
   size_t capacity_, used_ = 0;
@@ -59,7 +65,8 @@ class BinFileWriter : public FileWriter {
   void begin_section(uint32_t id);
   // Returns the payload size; with expected_size given, a different size is a logic error.
   uint64_t end_section(uint64_t expected_size = ~uint64_t(0));
-  void commit();  // every announced section written
+  void close();   // every announced section written
+  void commit();  // the same, then into place
 
  private:
   uint32_t n_sections_, written_ = 0;
@@ -108,8 +115,9 @@ void write_wtns(const std::string& path, CurveId curve, std::span<const Fr256> v
 // Streams a Groth16 key. The constructor writes sections 1 and 2 from `header` (curve, n_vars,
 // n_public, domain_size and the six points in file encoding; its other fields are unused).
 // Then sections 3..9 follow in order: begin(id), append() payload bytes, end(), which checks the
-// size the header implies; section 4 goes through begin_coefficients()/coefficient(). finish()
-// writes section 10 (an all-zero csHash and no contributions) and renames the file into place.
+// size the header implies; section 4 goes through begin_coefficients()/coefficient(). close()
+// writes section 10 (an all-zero csHash and no contributions) and closes the temporary file,
+// commit() renames it into place; finish() does both.
 class ZkeyWriter {
  public:
   ZkeyWriter(std::string path, const ProvingKey& header);
@@ -122,8 +130,11 @@ class ZkeyWriter {
   // Whole records as the file holds them ({u32 matrix, u32 constraint, u32 signal, 32-byte value}
   // each), for writers that build them in parallel; checked like coefficient().
   void append_coefficient_records(std::span<const std::byte> records);
+  void close();
+  void commit();
   void finish();
   const std::string& path() const { return out_.path(); }
+  const std::string& temp_path() const { return out_.temp_path(); }
 
  private:
   uint64_t expected_size(uint32_t section) const;
@@ -140,5 +151,7 @@ void write_zkey(const std::string& path, const ProvingKey& key);
 // ["1","0"]. vk_alphabeta_12 = e(alpha1, beta2) is omitted: it needs a pairing, which Pacer does
 // not implement; snarkjs groth16 verify does not read it (only Solidity verifier export does).
 void write_vkey_json(const std::string& path, const ProvingKey& key);
+// The same text, for writers that place it themselves.
+std::string vkey_json(const ProvingKey& key);
 
 }  // namespace pacer

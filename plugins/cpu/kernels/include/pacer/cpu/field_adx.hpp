@@ -1,11 +1,15 @@
 #pragma once
 // Montgomery multiplication with mulx/adcx/adox (BMI2 + ADX): two independent carry chains, one
 // for the low and one for the high halves of the products. AdxMul (below) is the Mul policy of
-// the cpu kernels' field types (curves_adx.hpp); it checks the CPU once and falls back to the
+// the cpu kernels' field types (kernels.hpp); it checks the CPU once and falls back to the
 // portable product of field.hpp, which stays the oracle it is tested against.
 // Written out by scripts/gen_field_adx.py: per round i, t += a*b[i] then t = (t + m*p) / 2^64; the
 // word that the reduction clears becomes the next round's top word (no register moves).
 #include <cstdint>
+
+#if defined(__x86_64__) && defined(__clang__)
+#include <cpuid.h>
+#endif
 
 #include "pacer/math/field.hpp"
 
@@ -20,7 +24,13 @@ namespace pacer::math {
 inline bool detect_adx() {
 #if defined(__x86_64__)
   __builtin_cpu_init();  // may run before main, from a static initialiser
+#if defined(__clang__)
+  // clang (14) knows no "adx" feature name: CPUID leaf 7, EBX bit 19. (The fuzz build uses clang.)
+  unsigned eax, ebx, ecx, edx;
+  return __builtin_cpu_supports("bmi2") && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx >> 19 & 1);
+#else
   return __builtin_cpu_supports("adx") && __builtin_cpu_supports("bmi2");
+#endif
 #else
   return false;
 #endif

@@ -1,0 +1,130 @@
+// Safe inputs and outputs (pacer/files.hpp).
+#include "pacer/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "pacer/error.hpp"
+
+namespace pacer {
+
+namespace fs = std::filesystem;
+
+std::string file_kind_name(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+RegularFile::RegularFile(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(err)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw InputError(fmt::format("{}: is {}, not a regular file (give the path of a file)", path,
+                                 file_kind_name(st.st_mode)));
+  }
+  // Reads of a regular file never block anyway; clear the flag so that nothing below depends on it.
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+  size_ = static_cast<uint64_t>(st.st_size);
+}
+
+RegularFile::~RegularFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string RegularFile::read_all(uint64_t max_bytes, std::string_view what) const {
+  const auto too_big = [&](uint64_t bytes) {
+    return InputError(fmt::format("{}: {}{} bytes, more than the {} a {} may have", path_, bytes > size_ ? "over " : "",
+                                  bytes, max_bytes, what));
+  };
+  if (size_ > max_bytes) throw too_big(size_);
+  // Up to EOF, not up to st_size: files of /proc and /sys say 0 bytes and still have content.
+  std::string out;
+  char chunk[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(fmt::format("{}: cannot read: {}", path_, std::strerror(errno)));
+    if (n == 0) return out;
+    out.append(chunk, static_cast<size_t>(n));
+    if (out.size() > max_bytes) throw too_big(out.size());
+  }
+}
+
+namespace {
+
+struct Identity {
+  dev_t dev;
+  ino_t ino;
+  bool operator==(const Identity&) const = default;
+};
+
+// Device and inode of what the path names (symlinks followed), or nullopt when nothing is there.
+std::optional<Identity> identity(const std::string& path, mode_t* mode = nullptr) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  if (mode) *mode = st.st_mode;
+  return Identity{st.st_dev, st.st_ino};
+}
+
+// Where an output will land, for comparing outputs that do not exist yet.
+fs::path landing_path(const std::string& path) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? fs::path(path).lexically_normal() : p;
+}
+
+}  // namespace
+
+void check_outputs(const std::vector<NamedFile>& inputs, const std::vector<NamedFile>& outputs) {
+  std::vector<std::optional<Identity>> input_ids;
+  for (const auto& in : inputs) input_ids.push_back(identity(in.path));
+
+  std::vector<std::optional<Identity>> output_ids;
+  for (const auto& out : outputs) {
+    mode_t mode = 0;
+    const auto id = identity(out.path, &mode);
+    if (id && !S_ISREG(mode))
+      throw InputError(fmt::format("{}: is {}, not a regular file (give {} the path of a new or regular file)",
+                                   out.path, file_kind_name(mode), out.role));
+    if (!id) {
+      const fs::path dir = fs::path(out.path).parent_path();
+      std::error_code ec;
+      if (!dir.empty() && !fs::is_directory(dir, ec))
+        throw InputError(fmt::format("{}: folder {} does not exist (create it first)", out.path, dir.string()));
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (id && input_ids[i] == id)
+        throw InputError(fmt::format("{}: is the same file as the input {} {} (Pacer never overwrites an input; "
+                                     "give {} another path)",
+                                     out.path, inputs[i].role, inputs[i].path, out.role));
+    for (size_t j = 0; j < output_ids.size(); ++j) {
+      const bool same = id ? output_ids[j] == id : landing_path(out.path) == landing_path(outputs[j].path);
+      if (same)
+        throw InputError(fmt::format("{}: named by both {} and {} (give each output its own file)", out.path,
+                                     outputs[j].role, out.role));
+    }
+    output_ids.push_back(id);
+  }
+}
+
+}  // namespace pacer
