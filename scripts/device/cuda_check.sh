@@ -7,6 +7,8 @@
 #   4. a 2^N-constraint development key (default 20): cpu and cuda proofs, and pacer bench
 # Everything goes to $OUT (logs) and $OUT/proofs.tar.gz.
 #   STEPS="selftest equivalence shipped dev" DEV_LOG=20 scripts/device/cuda_check.sh
+# CUDA_CONFIG (default examples/configs/cuda.toml), BENCH_JOBS ("1 2 4"), BENCH_PROOFS (20),
+# CPU_BENCH_PROOFS (6; 0 = no cpu bench) tune the dev step.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -20,6 +22,7 @@ proofs="$work/proofs"
 mkdir -p "$proofs"
 steps=${STEPS:-selftest equivalence shipped dev}
 dev_log=${DEV_LOG:-20}
+cuda_config=${CUDA_CONFIG:-$root/examples/configs/cuda.toml}
 P="$dist/bin/pacer"
 has() { [[ " $steps " == *" $1 "* ]]; }
 log() { echo "=== $(date -u +%H:%M:%S) $*"; }
@@ -57,16 +60,17 @@ if has dev; then
     "$P" prove --zkey dev.zkey --witness dev.wtns --proof "$proofs/dev$dev_log-cpu.proof.json" \
       --public "$proofs/dev$dev_log-cpu.public.json"
     cp "$proofs/dev$dev_log.vkey.json" "$proofs/dev$dev_log-cpu.vkey.json"
-    "$P" prove --config "$root/examples/configs/cuda.toml" --zkey dev.zkey --witness dev.wtns \
+    "$P" prove --config "$cuda_config" --zkey dev.zkey --witness dev.wtns \
       --proof "$proofs/dev$dev_log-cuda.proof.json" --public "$proofs/dev$dev_log-cuda.public.json"
     cp "$proofs/dev$dev_log.vkey.json" "$proofs/dev$dev_log-cuda.vkey.json"
     rm "$proofs/dev$dev_log.vkey.json"
     for jobs in ${BENCH_JOBS:-1 2 4}; do
-      "$P" bench --config "$root/examples/configs/cuda.toml" --zkey dev.zkey --witness dev.wtns \
-        --proofs ${BENCH_PROOFS:-20} --jobs "$jobs" --json "$OUT/bench-cuda-$dev_log-j$jobs.json"
+      "$P" bench --config "$cuda_config" --zkey dev.zkey --witness dev.wtns \
+        --proofs ${BENCH_PROOFS:-20} --jobs "$jobs" --json "$OUT/bench-cuda-$dev_log-j$jobs.json" \
+        --trace "$OUT/trace-cuda-$dev_log-j$jobs.json"
     done
-    "$P" bench --zkey dev.zkey --witness dev.wtns --proofs ${CPU_BENCH_PROOFS:-6} --jobs 2 \
-      --json "$OUT/bench-cpu-$dev_log-j2.json"
+    [ "${CPU_BENCH_PROOFS:-6}" = 0 ] || "$P" bench --zkey dev.zkey --witness dev.wtns --proofs ${CPU_BENCH_PROOFS:-6} --jobs 2 \
+      --json "$OUT/bench-cpu-$dev_log-j2.json" --trace "$OUT/trace-cpu-$dev_log-j2.json"
   ) 2>&1 | tee "$OUT/dev$dev_log.log"
 fi
 

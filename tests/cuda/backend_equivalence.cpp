@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pacer/dev/fixed_base.hpp"
+#include "pacer/config.hpp"
 #include "pacer/error.hpp"
 #include "pacer/logging.hpp"
 #include "pacer/math/curves.hpp"
@@ -27,10 +28,18 @@ bool cuda_backend_usable(std::string& why);
 
 namespace {
 
+std::vector<std::filesystem::path> plugin_search_path() {
+  auto path = PluginRegistry::search_path_for(Config{});
+  path.emplace_back(PACER_PLUGIN_BUILD_DIR);
+  return path;
+}
+
 struct Rig {
   ThreadPool pool{0};
   HostServices host;
-  PluginRegistry registry{{PACER_PLUGIN_BUILD_DIR}};
+  // $PACER_PLUGIN_PATH and lib/pacer beside the binary first (a packed copy on the GPU machine),
+  // then the build tree this binary came from.
+  PluginRegistry registry{plugin_search_path()};
   std::shared_ptr<Allocator> allocator;
   std::shared_ptr<Backend> cpu, cuda;
 
