@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pacer/allocator.hpp"
 #include "pacer/params.hpp"
 
 namespace pacer {
@@ -18,8 +19,6 @@ struct PluginChoice {
   std::string plugin;
   Params params;
 };
-
-enum class ReleasePolicy { immediate, bounded };
 
 // One [[keys]] entry: a proving key the host may be asked for by id.
 struct KeyEntry {
@@ -35,7 +34,6 @@ struct Config {
     std::vector<std::filesystem::path> plugin_dirs;  // searched first, absolute
     std::string log_level = "info";                   // trace, debug, info, warn, error, off
     unsigned threads = 0;                             // CPU pool size; 0 = all cores
-    bool keep_freed_memory = true;                    // malloc reuses freed blocks (see docs/config.md)
   } host;
 
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};
@@ -47,7 +45,7 @@ struct Config {
 
   struct Pipeline {
     unsigned jobs_in_flight = 1;  // proofs the engine runs at once (>= 1)
-    ReleasePolicy release = ReleasePolicy::immediate;
+    ReleasePolicy release = ReleasePolicy::immediate;  // lent to the allocator (HostServices::release)
   } pipeline;
 
   struct Server {
