@@ -15,7 +15,7 @@ namespace pacer::host {
 
 void add_config_option(CLI::App& command, std::string& path) {
   command.add_option("--config", path,
-                     "TOML config selecting backend, allocator, scheduler (default: cpu, plain, greedy); "
+                     "TOML config selecting backend, allocator, scheduler (default: cpu, pooled, greedy); "
                      "see examples/configs/default.toml");
 }
 

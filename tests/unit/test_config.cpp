@@ -61,7 +61,7 @@ void check_defaults(const pacer::Config& c) {
   CHECK(c.host.log_level == "info");
   CHECK(c.host.threads == 0);
   CHECK(c.backend.plugin == "cpu");
-  CHECK(c.allocator.plugin == "plain");
+  CHECK(c.allocator.plugin == "pooled");
   CHECK(c.scheduler.plugin == "greedy");
   CHECK(c.pipeline.jobs_in_flight == 1);
   CHECK(c.pipeline.release == pacer::ReleasePolicy::immediate);
@@ -85,7 +85,7 @@ TEST_CASE("config: defaults, from code, from an empty file and from examples/con
   CHECK(shipped.host.log_level == "info");
   CHECK(shipped.host.threads == 0);
   CHECK(shipped.backend.plugin == "cpu");
-  CHECK(shipped.allocator.plugin == "plain");
+  CHECK(shipped.allocator.plugin == "pooled");
   CHECK(shipped.scheduler.plugin == "greedy");
   CHECK(shipped.pipeline.jobs_in_flight == 1);
   CHECK(shipped.pipeline.release == pacer::ReleasePolicy::immediate);

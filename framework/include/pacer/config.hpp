@@ -37,7 +37,8 @@ struct Config {
   } host;
 
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};
-  PluginChoice allocator{"plain", Params(toml::table{}, "[allocator.params]")};
+  // pooled: after the first proof no buffer faults or is unmapped again (docs/allocators.md).
+  PluginChoice allocator{"pooled", Params(toml::table{}, "[allocator.params]")};
   PluginChoice scheduler{"greedy", Params(toml::table{}, "[scheduler.params]")};
   // [staging]: the allocator for buffers a backend copies to a device (e.g. "cuda_pinned"); when
   // absent, the [allocator] serves them too.
