@@ -212,7 +212,12 @@ Config load_config(const fs::path& path) {
     for (const auto& d : r.get_string_array("plugin_dirs")) cfg.host.plugin_dirs.push_back(resolve(dir, d));
     cfg.host.log_level = r.get_choice("log_level", cfg.host.log_level, known_log_levels());
     cfg.host.threads = static_cast<unsigned>(r.get_int("threads", 0, 0, 4096));
-    cfg.host.keep_freed_memory = r.get_bool("keep_freed_memory", cfg.host.keep_freed_memory);
+    // Was a process-wide mallopt; every large buffer now comes from the allocator, and keeping
+    // freed memory for reuse is what the pooled allocator does (docs/allocators.md).
+    if (const auto it = t->as_table().find("keep_freed_memory"); it != t->as_table().end())
+      r.fail(it->second, "keep_freed_memory",
+             "was removed: large buffers come from the allocator now; to keep freed memory for reuse, "
+             "set [allocator] plugin = \"pooled\" and delete this line");
     r.finish();
   }
   if (const toml::value* t = table_at("backend")) read_plugin_choice(*t, "backend", cfg.backend);

@@ -157,6 +157,7 @@ ResourceUsage probe_resource_usage() {
     auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
     u.user_seconds = secs(ru.ru_utime);
     u.system_seconds = secs(ru.ru_stime);
+    u.minor_faults = static_cast<uint64_t>(ru.ru_minflt);
     u.max_rss_bytes = static_cast<uint64_t>(ru.ru_maxrss) * 1024;  // Linux reports kB
   }
   u.vm_hwm_bytes = read_vm_hwm_bytes();
@@ -213,6 +214,17 @@ std::string format_table(const BenchRun& run) {
                  u.vm_hwm_bytes ? human_bytes(u.vm_hwm_bytes) : "n/a");
   fmt::format_to(out, "{:<10} {:.2f} s user + {:.2f} s sys during the proofs ({:.2f} s + {:.2f} s in all)\n", "cpu",
                  timed_user, timed_sys, u.user_seconds, u.system_seconds);
+  const double per_proof = run.proofs ? 1.0 / double(run.proofs) : 0;
+  const AllocStats& a0 = run.alloc_before;
+  const AllocStats& a1 = run.alloc_after;
+  fmt::format_to(out, "{:<10} per proof: {:.0f} page faults, {:.3f} s sys; allocator: {} fresh, {} reused, {} released "
+                 "in {:.1f} munmaps; {} on huge pages\n",
+                 "faults", double(u.minor_faults - run.usage_before.minor_faults) * per_proof, timed_sys * per_proof,
+                 human_bytes(uint64_t(double(a1.fresh_bytes - a0.fresh_bytes) * per_proof)),
+                 human_bytes(uint64_t(double(a1.reused_bytes - a0.reused_bytes) * per_proof)),
+                 human_bytes(uint64_t(double(a1.released_bytes - a0.released_bytes) * per_proof)),
+                 double(a1.unmaps - a0.unmaps) * per_proof,
+                 human_bytes(uint64_t(double(a1.hugepage_bytes - a0.hugepage_bytes) * per_proof)));
 
   // wall: from asking the scheduler to the end; run: from admission to the end.
   fmt::format_to(out, "\n{:<11} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}\n", "stage", "wall p50", "wall p95",
@@ -266,7 +278,17 @@ std::string summary_json(const BenchRun& run) {
   j["cpu"] = json{{"user_seconds", u.user_seconds - run.usage_before.user_seconds},
                   {"system_seconds", u.system_seconds - run.usage_before.system_seconds},
                   {"process_user_seconds", u.user_seconds},
-                  {"process_system_seconds", u.system_seconds}};
+                  {"process_system_seconds", u.system_seconds},
+                  {"minor_faults", u.minor_faults - run.usage_before.minor_faults}};
+  // The allocator's counters over the timed proofs (live, peak and cached: as they stood at the end).
+  json alloc = json::object();
+  for_each_stat(run.alloc_after, [&](const char* name, uint64_t after) { alloc[name] = after; });
+  for_each_stat(run.alloc_before, [&](const char* name, uint64_t before) {
+    const std::string key = name;
+    if (key != "live_bytes" && key != "peak_bytes" && key != "cached_bytes")
+      alloc[key] = alloc[key].get<uint64_t>() - before;
+  });
+  j["allocator"] = alloc;
   return j.dump(2) + "\n";
 }
 

@@ -32,6 +32,7 @@ MachineInfo probe_machine();
 
 struct ResourceUsage {
   double user_seconds = 0, system_seconds = 0;  // getrusage(RUSAGE_SELF)
+  uint64_t minor_faults = 0;                    // ru_minflt: pages the kernel had to back
   uint64_t max_rss_bytes = 0;                   // ru_maxrss (kB on Linux, stored as bytes)
   uint64_t vm_hwm_bytes = 0;                    // VmHWM of /proc/self/status; 0 where there is none
 };
@@ -64,6 +65,7 @@ struct BenchRun {
   BenchClock::time_point started_at, ended_at;  // the timed proofs only (warm-up excluded)
   std::vector<ProofSample> samples;             // one per timed proof, by proof index
   ResourceUsage usage_before, usage_after;      // around the timed proofs
+  AllocStats alloc_before, alloc_after;         // the [allocator]'s own counters, around them too
 };
 
 // The human table (stdout).

@@ -232,6 +232,7 @@ int run_bench(const Options& options) {
 
   run.samples.resize(proofs);
   run.usage_before = probe_resource_usage();
+  run.alloc_before = prover.parts().allocator->stats();
   run.started_at = BenchClock::now();
   {
     std::atomic<size_t> done{0};
@@ -241,6 +242,7 @@ int run_bench(const Options& options) {
   run.ended_at = run.started_at;  // the last proof's end: thread joins are not proving time
   for (const ProofSample& s : run.samples) run.ended_at = std::max(run.ended_at, s.ended_at);
   run.usage_after = probe_resource_usage();
+  run.alloc_after = prover.parts().allocator->stats();
 
   std::fputs(format_table(run).c_str(), stdout);
   std::fflush(stdout);

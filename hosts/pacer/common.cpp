@@ -3,14 +3,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <limits>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "pacer/backend.hpp"
 #include "pacer/formats/writers.hpp"
@@ -20,7 +15,7 @@ namespace pacer::host {
 
 void add_config_option(CLI::App& command, std::string& path) {
   command.add_option("--config", path,
-                     "TOML config selecting backend, allocator, scheduler (default: cpu, plain, greedy); "
+                     "TOML config selecting backend, allocator, scheduler (default: cpu, pooled, greedy); "
                      "see examples/configs/default.toml");
 }
 
@@ -49,32 +44,12 @@ void write_text_file(const std::string& path, const std::string& text) {
   out.commit();
 }
 
-namespace {
-
-// glibc serves blocks above 32 MB with mmap and unmaps them when freed, so every proof's transient
-// buffers (GLV images, window digits, NTT scratch: hundreds of MB at 2^20) are faulted in and
-// zeroed by the kernel again, MSM after MSM. Keeping freed memory in the heap lets the next buffer
-// reuse those pages; the process then holds on to its peak heap, as a prover that keeps proving
-// would anyway. Measured, 2-core VM, 2^20 bn128 prove, 4 alternated runs: median 6.77 -> 6.40 s,
-// system time 0.8-0.9 s -> 0.5-0.6 s (one run 1.9 s: first touches of the VM's memory vary).
-void keep_freed_memory(spdlog::logger& log) {
-#if defined(__GLIBC__)
-  const bool ok = mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max()) == 1;
-  if (!ok) log.debug("[host] keep_freed_memory: mallopt refused; the C library's defaults stay");
-#else
-  log.debug("[host] keep_freed_memory: not a glibc build; the C library's defaults stay");
-#endif
-}
-
-}  // namespace
-
 Engine::Engine(const Config& config, std::shared_ptr<spdlog::logger> log)
     : config_(config),
       log_(std::move(log)),
       pool_(config.host.threads),
-      services_{log_, nullptr, nullptr, &pool_},
+      services_{log_, nullptr, nullptr, &pool_, config.pipeline.release},
       registry_(PluginRegistry::search_path_for(config_)) {
-  if (config_.host.keep_freed_memory) keep_freed_memory(*log_);
   // The allocator first: the scheduler and the backend may allocate through it from their factories.
   allocator_ = registry_.create_allocator(config_.allocator.plugin, config_.allocator.params, services_);
   services_.allocator = allocator_.get();

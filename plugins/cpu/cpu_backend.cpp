@@ -170,7 +170,9 @@ CpuKernels kernels_from(const Params& params) {
 }
 
 std::unique_ptr<Backend> make_cpu_backend(const Params& params, HostServices& host) {
-  return std::make_unique<CpuBackend>(host, kernels_from(params));
+  CpuKernels kernels = kernels_from(params);
+  kernels.allocator = host.allocator;  // MSM and NTT scratch, key points: the configured allocator
+  return std::make_unique<CpuBackend>(host, kernels);
 }
 
 }  // namespace

@@ -345,6 +345,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Params& params, HostServices& h
                                  "visible, or choose plugin = \"cpu\"",
                                  cuda::last_error()));
   Options options = options_from(params, found);
+  options.cpu_kernels.allocator = host.allocator;  // the CPU G2 MSM's scratch and host key points
   std::vector<cuda::DeviceInfo> used;
   for (const int d : options.devices)
     for (const auto& f : found)

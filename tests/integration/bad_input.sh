@@ -3,7 +3,7 @@
 # with exactly one line on stderr that starts "pacer: error:" and names the offending file or key.
 #   usage: bad_input.sh <path to pacer> <source dir> [case ...]
 #   cases: missing_zkey truncated_zkey wrong_magic curve_mismatch witness_size unknown_backend unknown_key
-#          damaged_point
+#          damaged_point allocator_param hugetlb_empty keep_freed_memory
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer; need_config
 
@@ -62,7 +62,8 @@ open(sys.argv[2], "wb").write(data)
 PY
 }
 
-mapfile -t todo < <(cases_or missing_zkey truncated_zkey wrong_magic curve_mismatch witness_size unknown_backend unknown_key damaged_point)
+mapfile -t todo < <(cases_or missing_zkey truncated_zkey wrong_magic curve_mismatch witness_size unknown_backend unknown_key damaged_point \
+                              allocator_param hugetlb_empty keep_freed_memory)
 for c in "${todo[@]}"; do
   out="$WORK/$c"; mkdir -p "$out"
   prove=(prove --config "$CONFIG" --proof "$out/proof.json" --public "$out/public.json")
@@ -92,6 +93,21 @@ for c in "${todo[@]}"; do
     damaged_point)
       damage_first_a_point "$MUL3_BN/circuit.zkey" "$out/damaged.zkey"
       expect_error "$c" "damaged.zkey: section 5 (A), point 0" "${prove[@]}" --zkey "$out/damaged.zkey" --witness "$MUL3_BN/witness.wtns" ;;
+    allocator_param)
+      printf '[allocator]\nplugin = "hugetlb"\nparams = { page = "3M", on_empty = "plain" }\n' >"$out/config.toml"
+      expect_error "$c" 'page must be "2M" or "1G"' "${prove[@]/$CONFIG/$out/config.toml}" \
+        --zkey "$MUL3_BN/circuit.zkey" --witness "$MUL3_BN/witness.wtns" ;;
+    hugetlb_empty)  # 1 GiB pages are (almost) never reserved: the default on_empty = "error" names the fix
+      if [ "$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/null || echo 0)" != 0 ]; then
+        pass "$c: skipped, this machine has free 1 GiB hugetlb pages"; continue
+      fi
+      printf '[allocator]\nplugin = "hugetlb"\nparams = { page = "1G" }\n' >"$out/config.toml"
+      expect_error "$c" 'hugepages=N' "${prove[@]/$CONFIG/$out/config.toml}" \
+        --zkey "$MUL3_BN/circuit.zkey" --witness "$MUL3_BN/witness.wtns" ;;
+    keep_freed_memory)
+      printf '[host]\nkeep_freed_memory = true\n' >"$out/config.toml"
+      expect_error "$c" 'plugin = "pooled"' "${prove[@]/$CONFIG/$out/config.toml}" \
+        --zkey "$MUL3_BN/circuit.zkey" --witness "$MUL3_BN/witness.wtns" ;;
     *) fail "unknown case '$c'" ;;
   esac
 done

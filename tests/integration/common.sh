@@ -14,7 +14,8 @@ CASES=("$@")
 
 ORACLE="$SRC/tests/oracle"
 SNARKJS="$ORACLE/node_modules/.bin/snarkjs"
-CONFIG="$SRC/examples/configs/default.toml"
+# PACER_IT_CONFIG: another config to run the same checks with (e.g. each allocator).
+CONFIG="${PACER_IT_CONFIG:-$SRC/examples/configs/default.toml}"
 CIRCUITS="$SRC/examples/circuits"
 # Every shipped fixture, as name:curve.
 ALL_CIRCUITS=(mul3:bn128 mul3:bls12381 chain:bn128 chain:bls12381 nopub:bn128 poseidon3:bn128 poseidon3:bls12381)

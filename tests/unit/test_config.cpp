@@ -60,9 +60,8 @@ void check_defaults(const pacer::Config& c) {
   CHECK(c.host.plugin_dirs.empty());
   CHECK(c.host.log_level == "info");
   CHECK(c.host.threads == 0);
-  CHECK(c.host.keep_freed_memory);
   CHECK(c.backend.plugin == "cpu");
-  CHECK(c.allocator.plugin == "plain");
+  CHECK(c.allocator.plugin == "pooled");
   CHECK(c.scheduler.plugin == "greedy");
   CHECK(c.pipeline.jobs_in_flight == 1);
   CHECK(c.pipeline.release == pacer::ReleasePolicy::immediate);
@@ -86,7 +85,7 @@ TEST_CASE("config: defaults, from code, from an empty file and from examples/con
   CHECK(shipped.host.log_level == "info");
   CHECK(shipped.host.threads == 0);
   CHECK(shipped.backend.plugin == "cpu");
-  CHECK(shipped.allocator.plugin == "plain");
+  CHECK(shipped.allocator.plugin == "pooled");
   CHECK(shipped.scheduler.plugin == "greedy");
   CHECK(shipped.pipeline.jobs_in_flight == 1);
   CHECK(shipped.pipeline.release == pacer::ReleasePolicy::immediate);
@@ -101,7 +100,6 @@ TEST_CASE("config: every key is read, relative paths are resolved against the co
 plugin_dirs = ["plugins", "/opt/pacer/plugins", "../elsewhere"]
 log_level = "debug"
 threads = 6
-keep_freed_memory = false
 
 [backend]
 plugin = "cuda"
@@ -139,7 +137,6 @@ zkey = "/data/abs.zkey"
   CHECK(cfg.host.plugin_dirs[2] == (conf / "../elsewhere").lexically_normal());
   CHECK(cfg.host.log_level == "debug");
   CHECK(cfg.host.threads == 6);
-  CHECK_FALSE(cfg.host.keep_freed_memory);
   CHECK(cfg.backend.plugin == "cuda");
   CHECK(cfg.backend.params.get_int("devices", 0) == 2);
   CHECK(cfg.allocator.plugin == "thp");
@@ -157,7 +154,7 @@ zkey = "/data/abs.zkey"
 
 TEST_CASE("config: unknown tables and keys name the key, the line and what is known", "[config]") {
   CHECK_THAT(load_error("[host]\nlog_level = \"info\"\nthread = 4\n"),
-             Equals("config.toml:3: unknown key 'thread' in [host] (known: plugin_dirs, log_level, threads, keep_freed_memory)"));
+             Equals("config.toml:3: unknown key 'thread' in [host] (known: plugin_dirs, log_level, threads)"));
   CHECK_THAT(load_error("\n[hots]\nthreads = 4\n"),
              Equals("config.toml:2: unknown table [hots] (known: host, backend, allocator, staging, scheduler, "
                     "pipeline, server, keys)"));
@@ -173,8 +170,9 @@ TEST_CASE("config: unknown tables and keys name the key, the line and what is kn
 TEST_CASE("config: wrong types and bad values are one-line errors naming key and line", "[config]") {
   CHECK_THAT(load_error("[host]\nthreads = \"4\"\n"),
              Equals("config.toml:2: [host] threads must be an integer, got string"));
-  CHECK_THAT(load_error("[host]\nkeep_freed_memory = 1\n"),
-             Equals("config.toml:2: [host] keep_freed_memory must be true or false, got integer"));
+  CHECK_THAT(load_error("[host]\nkeep_freed_memory = true\n"),
+             Equals("config.toml:2: [host] keep_freed_memory was removed: large buffers come from the allocator now; "
+                    "to keep freed memory for reuse, set [allocator] plugin = \"pooled\" and delete this line"));
   CHECK_THAT(load_error("[host]\nplugin_dirs = \"lib\"\n"),
              Equals("config.toml:2: [host] plugin_dirs must be an array of strings, got string"));
   CHECK_THAT(load_error("[host]\nplugin_dirs = [\"a\", 3]\n"),

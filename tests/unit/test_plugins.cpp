@@ -114,7 +114,7 @@ TEST_CASE("plugins: a plugin's misspelt or mistyped param is an InputError after
   const pacer::Params typo(toml::table{{"prefualt", true}}, "[allocator.params]");
   CHECK_THROWS_AS(reg.create_allocator("plain", typo, host), pacer::InputError);
   CHECK_THROWS_WITH(reg.create_allocator("plain", typo, host),
-                    Equals("unknown key 'prefualt' in [allocator.params] (known: mmap_threshold, prefault)"));
+                    Equals("unknown key 'prefualt' in [allocator.params] (known: mmap_threshold, prefault, release_backlog_mb)"));
   const pacer::Params wrong(toml::table{{"prefault", "yes"}}, "[allocator.params]");
   CHECK_THROWS_WITH(reg.create_allocator("plain", wrong, host), Contains("prefault must be true or false, got string"));
   const pacer::Params ok(toml::table{{"prefault", true}, {"mmap_threshold", 65536}}, "[allocator.params]");

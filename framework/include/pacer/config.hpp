@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pacer/allocator.hpp"
 #include "pacer/params.hpp"
 
 namespace pacer {
@@ -18,8 +19,6 @@ struct PluginChoice {
   std::string plugin;
   Params params;
 };
-
-enum class ReleasePolicy { immediate, bounded };
 
 // One [[keys]] entry: a proving key the host may be asked for by id.
 struct KeyEntry {
@@ -35,11 +34,11 @@ struct Config {
     std::vector<std::filesystem::path> plugin_dirs;  // searched first, absolute
     std::string log_level = "info";                   // trace, debug, info, warn, error, off
     unsigned threads = 0;                             // CPU pool size; 0 = all cores
-    bool keep_freed_memory = true;                    // malloc reuses freed blocks (see docs/config.md)
   } host;
 
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};
-  PluginChoice allocator{"plain", Params(toml::table{}, "[allocator.params]")};
+  // pooled: after the first proof no buffer faults or is unmapped again (docs/allocators.md).
+  PluginChoice allocator{"pooled", Params(toml::table{}, "[allocator.params]")};
   PluginChoice scheduler{"greedy", Params(toml::table{}, "[scheduler.params]")};
   // [staging]: the allocator for buffers a backend copies to a device (e.g. "cuda_pinned"); when
   // absent, the [allocator] serves them too.
@@ -47,7 +46,7 @@ struct Config {
 
   struct Pipeline {
     unsigned jobs_in_flight = 1;  // proofs the engine runs at once (>= 1)
-    ReleasePolicy release = ReleasePolicy::immediate;
+    ReleasePolicy release = ReleasePolicy::immediate;  // lent to the allocator (HostServices::release)
   } pipeline;
 
   struct Server {

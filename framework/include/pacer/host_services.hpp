@@ -3,11 +3,12 @@
 // (plugins never spawn their own threads: oversubscription is one of the contention causes).
 #include <memory>
 
+#include "pacer/allocator.hpp"
+
 namespace spdlog { class logger; }
 
 namespace pacer {
 
-class Allocator;
 class ThreadPool;
 
 struct HostServices {
@@ -17,6 +18,8 @@ struct HostServices {
   // allocator of the config (e.g. cuda_pinned), else the same object as `allocator`.
   Allocator* staging = nullptr;
   ThreadPool* pool = nullptr;
+  // [pipeline] release: how an allocator gives memory back to the OS (allocator.hpp).
+  ReleasePolicy release = ReleasePolicy::immediate;
 };
 
 }  // namespace pacer

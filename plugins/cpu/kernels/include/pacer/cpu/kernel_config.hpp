@@ -1,8 +1,10 @@
 #pragma once
 // Which CPU kernels run: chosen per backend from its params ([backend.params] ifma, msm_window),
-// passed down to every kernel call. No global switch and no environment variable, so two backends
+// passed down to every kernel call, with the allocator their buffers come from. No global switch and no environment variable, so two backends
 // (or a test and its oracle) in one process can run different paths side by side.
 #include <string>
+
+#include "pacer/allocator.hpp"
 
 namespace pacer::math {
 
@@ -22,9 +24,12 @@ struct CpuKernels {
   bool ifma = false;
   // Pippenger window width in bits for large MSMs (2..15); 0 = the cost model's choice.
   unsigned msm_window = 0;
+  // Where the kernels' large buffers come from (MSM digits, GLV images and buckets, NTT scratch,
+  // key points): the backend's HostServices::allocator. Null: aligned operator new (tests, tools).
+  Allocator* allocator = nullptr;
 
   // The fastest paths this CPU has.
-  static CpuKernels detect() { return {cpu_has_ifma(), 0}; }
+  static CpuKernels detect() { return {cpu_has_ifma(), 0, nullptr}; }
 };
 
 }  // namespace pacer::math

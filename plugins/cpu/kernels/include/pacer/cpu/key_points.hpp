@@ -2,8 +2,6 @@
 // Key points made resident in host memory for the CPU kernels: decoded once, checked once, in
 // parallel, in memory nobody zeroed first. Shared by the cpu backend (every basis) and by other
 // backends that keep a basis on the CPU (the cuda backend's G2 MSM with g2 = "cpu").
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -12,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "pacer/buffer.hpp"
 #include "pacer/cpu/kernel_config.hpp"
 #include "pacer/cpu/msm_ifma.hpp"
 #include "pacer/error.hpp"
@@ -46,10 +45,11 @@ size_t first_invalid_key_point(std::span<const Affine<Group>> points, const CpuK
   return points.size();
 }
 
-// One section of key points, decoded into Affine<Group>. Each pool thread first-touches (faults
-// in) the part it fills, where a std::vector would have one thread zero all of it before the
-// parallel copy (at 2^20 that serial pass was most of the key's load time). Transparent huge
-// pages where the kernel allows them: 512 times fewer page faults. Every point is checked once
+// One section of key points, decoded into Affine<Group>, in memory from kernels.allocator
+// (Usage::key_points: the allocator chooses the pages; thp or hugetlb take 512 times fewer page
+// faults and TLB misses in every MSM). Each pool thread first-touches (faults in) the part it
+// fills, where a std::vector would have one thread zero all of it before the parallel copy (at
+// 2^20 that serial pass was most of the key's load time). Every point is checked once
 // copied (the MSM's equal-x test relies on canonical coordinates): a damaged key fails here,
 // naming the section and point, instead of giving a wrong proof.
 template <class Group>
@@ -58,20 +58,15 @@ class KeyPoints {
   KeyPoints() = default;
   KeyPoints(std::span<const std::byte> bytes, ThreadPool* pool, const CpuKernels& kernels, const std::string& path,
             const char* section)
-      : size_(bytes.size() / point_bytes<Group>()) {
+      : size_(bytes.size() / point_bytes<Group>()), data_(kernels.allocator, size_, Usage::key_points) {
     if (size_ == 0) return;
-    const size_t size_bytes = (size_ * sizeof(Affine<Group>) + kAlign - 1) / kAlign * kAlign;
-    data_.reset(static_cast<Affine<Group>*>(::operator new(size_bytes, std::align_val_t(kAlign))));
-#ifdef MADV_HUGEPAGE
-    ::madvise(data_.get(), size_bytes, MADV_HUGEPAGE);  // advice only: fine to be refused
-#endif
     std::atomic<size_t> first_bad{size_};
     constexpr size_t chunk = 1 << 14;
     run_tasks(pool, (size_ + chunk - 1) / chunk, [&](size_t c) {
       const size_t begin = c * chunk, end = std::min(size_, begin + chunk);
       for (size_t i = begin; i < end; ++i)
-        ::new (data_.get() + i) Affine<Group>(decode_point<Group>(bytes.data() + i * point_bytes<Group>()));
-      const size_t bad = begin + first_invalid_key_point<Group>({data_.get() + begin, end - begin}, kernels);
+        ::new (data_.data() + i) Affine<Group>(decode_point<Group>(bytes.data() + i * point_bytes<Group>()));
+      const size_t bad = begin + first_invalid_key_point<Group>({data_.data() + begin, end - begin}, kernels);
       if (bad == end) return;
       size_t seen = first_bad.load();
       while (bad < seen && !first_bad.compare_exchange_weak(seen, bad)) {
@@ -82,17 +77,12 @@ class KeyPoints {
                        " is not a point of the curve (coordinates must be below p and satisfy the curve equation): "
                        "the key is damaged; make or download it again");
   }
-  std::span<const Affine<Group>> points() const { return {data_.get(), size_}; }
+  std::span<const Affine<Group>> points() const { return {data_.data(), size_}; }
   size_t bytes() const { return size_ * sizeof(Affine<Group>); }
 
  private:
-  static constexpr size_t kAlign = size_t(2) << 20;  // a huge page
-  static_assert(std::is_trivially_destructible_v<Affine<Group>>);
-  struct Free {
-    void operator()(Affine<Group>* p) const { ::operator delete(p, std::align_val_t(kAlign)); }
-  };
   size_t size_ = 0;
-  std::unique_ptr<Affine<Group>, Free> data_;
+  AllocatedArray<Affine<Group>> data_;  // written in full by the constructor
 };
 
 }  // namespace pacer::math

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "pacer/buffer.hpp"
 #include "pacer/cpu/glv.hpp"
 #include "pacer/cpu/kernel_config.hpp"
 #include "pacer/cpu/msm_ifma.hpp"
@@ -45,10 +46,16 @@ class AffineBuckets {
   using J = Jacobian<Group>;
 
   // Batches of up to 2048 additions share one inversion (1024 was ~3% slower on 2^16 proofs).
-  // `ifma`: flush batches on AVX-512 IFMA (only where the CPU has it: CpuKernels).
-  AffineBuckets(size_t count, bool ifma) : AffineBuckets(count, std::clamp<size_t>(count / 4, 16, 2048), ifma) {}
-  AffineBuckets(size_t count, size_t batch_limit, bool ifma)
-      : buckets_(count), overflow_(count), busy_(count, 0), batch_limit_(batch_limit), ifma_(ifma) {
+  // `ifma`: flush batches on AVX-512 IFMA (only where the CPU has it: CpuKernels). The bucket
+  // arrays come from `allocator` (Usage::buckets; null: operator new).
+  AffineBuckets(size_t count, bool ifma, Allocator* allocator = nullptr)
+      : AffineBuckets(count, std::clamp<size_t>(count / 4, 16, 2048), ifma, allocator) {}
+  AffineBuckets(size_t count, size_t batch_limit, bool ifma, Allocator* allocator = nullptr)
+      : buckets_(allocator, count, Usage::buckets, BufferInit::value),
+        overflow_(allocator, count, Usage::buckets, BufferInit::value),
+        busy_(allocator, count, Usage::buckets, BufferInit::value),
+        batch_limit_(batch_limit),
+        ifma_(ifma) {
     batch_bucket_.reserve(2 * batch_limit_);
     batch_point_.reserve(2 * batch_limit_);
     batch_negate_.reserve(2 * batch_limit_);
@@ -238,9 +245,9 @@ class AffineBuckets {
   std::vector<uint32_t> equal_x_;
 #endif
 
-  std::vector<A> buckets_;
-  std::vector<J> overflow_;
-  std::vector<uint8_t> busy_;
+  AllocatedArray<A> buckets_;
+  AllocatedArray<J> overflow_;
+  AllocatedArray<uint8_t> busy_;
   size_t batch_limit_;
   bool ifma_;
   std::vector<uint32_t> batch_bucket_;
@@ -325,7 +332,7 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
 
   // Signed digits in [-2^(c-1), 2^(c-1)], computed once, stored window-major so that each window
   // task streams 2 bytes per point instead of touching a cache line per point.
-  std::vector<int16_t> digits(n * windows);
+  AllocatedArray<int16_t> digits(kernels.allocator, n * windows, Usage::digits);  // every entry written below
   const size_t uchunk = 1 << 12;
   run((units + uchunk - 1) / uchunk, [&](size_t ch) {
     for (size_t u = ch * uchunk, e = std::min(units, u + uchunk); u < e; ++u)
@@ -346,7 +353,7 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
     if (checkpoint && *checkpoint) (*checkpoint)();
     const size_t w = t / chunks, ch = t % chunks;
     const size_t begin = ch * chunk_len, end = std::min(n, begin + chunk_len);
-    AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1), kernels.ifma);
+    AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1), kernels.ifma, kernels.allocator);
     const int16_t* dw = digits.data() + w * n;
     constexpr size_t kAhead = 8;
     for (size_t i = begin; i < end; ++i) {
@@ -404,7 +411,7 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
   if constexpr (HasGlv<Group>) {
     // Scalars that already fit in 128 bits (a witness of small values) gain nothing from a split.
     if (bits > kGlvBits) {
-      std::vector<Affine<Group>> images(n);
+      AllocatedArray<Affine<Group>> images(kernels.allocator, n, Usage::glv_images);  // written below, in parallel
       const auto beta = Group::glv_beta();
       const size_t chunk = 1 << 12;
       run_tasks(pool, (n + chunk - 1) / chunk, [&](size_t t) {
@@ -419,7 +426,7 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
         emit(u, s.k1, s.k1_negative);
         emit(n + u, s.k2, s.k2_negative);
       };
-      return detail::batched_msm<Group>({bases, images}, n, kGlvBits, split, pool, kernels, checkpoint);
+      return detail::batched_msm<Group>({bases, std::span<const Affine<Group>>(images.span())}, n, kGlvBits, split, pool, kernels, checkpoint);
     }
   }
   auto plain = [&](size_t u, const auto& emit) { emit(u, scalars[u], false); };

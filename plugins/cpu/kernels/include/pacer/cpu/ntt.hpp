@@ -66,7 +66,7 @@ class Radix2Domain {
     if constexpr (ifma::ntt_supported<Fr>()) {
       if (kernels.ifma && n_ >= kIfmaMin) {
         if (a.size() != n_) throw std::invalid_argument("NTT input size does not match the domain");
-        ifma::odd_coset<Fr>(a, coset_tables(), pool);
+        ifma::odd_coset<Fr>(a, coset_tables(), pool, ifma::kLocalBlocks, kernels.allocator);
         return;
       }
     }

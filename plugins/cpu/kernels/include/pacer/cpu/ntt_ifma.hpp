@@ -22,6 +22,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "pacer/buffer.hpp"
 #include "pacer/cpu/ifma_field.hpp"
 #include "pacer/thread_pool.hpp"
 
@@ -198,17 +199,15 @@ template <class Fr>
 
 // In place: evaluations on the domain (natural order, Montgomery) -> evaluations on its odd coset.
 // local_blocks (a power of two) is exposed so tests reach the out-of-cache stages at small n.
+// The working buffer (5/4 of a's size) comes from `allocator` (Usage::ntt; null: operator new).
 template <class Fr>
-void odd_coset(std::span<Fr> a, const CosetTables<Fr>& t, ThreadPool* pool, size_t local_blocks = kLocalBlocks) {
+void odd_coset(std::span<Fr> a, const CosetTables<Fr>& t, ThreadPool* pool, size_t local_blocks = kLocalBlocks,
+               Allocator* allocator = nullptr) {
 #if defined(PACER_HAVE_IFMA_CODE)
   const size_t n = t.n, m = n / 8;
   const size_t len = std::min(m, local_blocks);
-  struct Free {
-    void operator()(Lanes5* p) const { std::free(p); }
-  };
-  std::unique_ptr<Lanes5, Free> buffer(static_cast<Lanes5*>(std::aligned_alloc(64, m * sizeof(Lanes5))));
-  if (!buffer) throw std::bad_alloc();
-  Lanes5* s = buffer.get();
+  AllocatedArray<Lanes5> buffer(allocator, m, Usage::ntt);  // every entry written by tile_inverse first
+  Lanes5* s = buffer.data();
   constexpr size_t kTilesPerTask = 64, kButterfliesPerTask = 2048;
   const size_t tiles = m / 8;
   auto each_tile = [&](const std::function<void(size_t q0)>& fn) {
@@ -229,7 +228,7 @@ void odd_coset(std::span<Fr> a, const CosetTables<Fr>& t, ThreadPool* pool, size
   for (size_t h = len; h < m; h *= 2) global_stage(false, h);
   each_tile([&](size_t q0) { tile_forward(s, a.data(), q0, t); });
 #else
-  (void)a, (void)t, (void)pool, (void)local_blocks;
+  (void)a, (void)t, (void)pool, (void)local_blocks, (void)allocator;
   throw std::logic_error("ifma::odd_coset called without IFMA code");
 #endif
 }

@@ -1,0 +1,112 @@
+// The cpu kernels take their large buffers from the allocator in CpuKernels (MSM digits, GLV
+// images and buckets, the NTT's working buffer, key points), give every one back, and compute the
+// same results as with no allocator (operator new).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "generators.hpp"
+#include "gmp_oracle.hpp"
+#include "pacer/allocator.hpp"
+#include "pacer/buffer.hpp"
+#include "pacer/cpu/kernels.hpp"
+
+using namespace pacer;
+using namespace pacer::math;
+
+namespace {
+
+// operator new underneath; records what each Usage asked for and what is still out.
+class RecordingAllocator final : public Allocator {
+ public:
+  Block allocate(size_t bytes, const AllocHints& hints) override {
+    Block b;
+    b.bytes = bytes;
+    b.data = static_cast<std::byte*>(::operator new(bytes, std::align_val_t(hints.align)));
+    b.page_bytes = 4096;
+    b.cookie = reinterpret_cast<void*>(hints.align);
+    std::lock_guard lock(mu_);
+    ++calls[hints.usage];
+    live += bytes;
+    return b;
+  }
+  void deallocate(Block b) noexcept override {
+    ::operator delete(b.data, std::align_val_t(reinterpret_cast<size_t>(b.cookie)));
+    std::lock_guard lock(mu_);
+    live -= b.bytes;
+  }
+  AllocStats stats() const override { return {}; }
+
+  std::map<Usage, int> calls;
+  size_t live = 0;
+
+ private:
+  std::mutex mu_;
+};
+
+}  // namespace
+
+TEST_CASE("AllocatedArray takes its storage from the allocator, or operator new without one", "[buffers]") {
+  RecordingAllocator rec;
+  {
+    AllocatedArray<uint64_t> a(&rec, 1000, Usage::digits, BufferInit::value);
+    CHECK(a.size() == 1000);
+    CHECK(a[999] == 0);
+    CHECK(reinterpret_cast<uintptr_t>(a.data()) % 64 == 0);
+    AllocatedArray<uint64_t> moved = std::move(a);
+    CHECK(a.empty());
+    CHECK(rec.live == 8000);
+  }
+  CHECK(rec.live == 0);
+  CHECK(rec.calls[Usage::digits] == 1);
+  AllocatedArray<uint64_t> heap(nullptr, 10, Usage::scratch, BufferInit::value);
+  CHECK(heap[9] == 0);
+}
+
+TEST_CASE("the cpu kernels take MSM, NTT and key-point buffers from the allocator they are given", "[buffers]") {
+  ThreadPool pool(2);
+  RecordingAllocator rec;
+  CpuKernels with = CpuKernels::detect();
+  with.allocator = &rec;
+  const CpuKernels without = CpuKernels::detect();
+  std::mt19937_64 rng(7);
+
+  SECTION("MSM: digits, GLV images, buckets") {
+    using G1 = Bn254::G1;
+    const size_t n = 4096;
+    std::vector<Affine<G1>> bases(n);
+    Jacobian<G1> acc = Jacobian<G1>::from(Bn254::g1_generator());
+    for (auto& b : bases) b = (acc += acc.dbl()).to_affine();
+    std::vector<Fr256> scalars(n);
+    for (auto& k : scalars) k = test::random_below_p<Bn254::Fr>(rng);
+    CHECK(msm<G1>(bases, scalars, &pool, with) == msm<G1>(bases, scalars, &pool, without));
+    CHECK(rec.calls[Usage::digits] == 1);
+    CHECK(rec.calls[Usage::glv_images] == 1);  // 254-bit scalars: the GLV split
+    CHECK(rec.calls[Usage::buckets] > 0);
+  }
+  SECTION("NTT: the odd coset's working buffer (IFMA path)") {
+    using Fr = Bn254::Fr;
+    const Radix2Domain<Fr> domain(1 << 12, 28);
+    std::vector<Fr> a(domain.size()), b;
+    for (auto& x : a) x = Fr::from_u64(rng());
+    b = a;
+    domain.to_odd_coset(a, &pool, with);
+    domain.to_odd_coset(b, &pool, without);
+    CHECK(a == b);
+    CHECK(rec.calls[Usage::ntt] == (with.ifma ? 1 : 0));  // the scalar path works in place
+  }
+  SECTION("key points") {
+    using G1 = Bn254::G1;
+    std::vector<std::byte> bytes(64 * point_bytes<G1>());
+    Jacobian<G1> p = Jacobian<G1>::from(Bn254::g1_generator());
+    for (size_t i = 0; i < 64; ++i, p += p) encode_point(p.to_affine(), bytes.data() + i * point_bytes<G1>());
+    {
+      const KeyPoints<G1> points(bytes, &pool, with, "test.zkey", "5 (A)");
+      CHECK(points.points().size() == 64);
+      CHECK(rec.calls[Usage::key_points] == 1);
+    }
+  }
+  CHECK(rec.live == 0);  // every buffer given back
+}
