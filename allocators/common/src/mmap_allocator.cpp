@@ -133,7 +133,9 @@ Block MmapAllocator::allocate(size_t bytes, const AllocHints& hints) {
   if ((align & (align - 1)) != 0)
     throw InputError(fmt::format("{}: alignment {} is not a power of two", name_, align));
   Block block;
-  if (bytes < options_.mmap_threshold || align > kHugePage2M) {
+  // Mappings are aligned to 4 KiB at least (thp and hugetlb to their page): a larger alignment,
+  // never asked for by Pacer's own callers, is served from the heap.
+  if (bytes < options_.mmap_threshold || align > kSmallPage) {
     block = from_heap(bytes, align);
     if (options_.prefault || hints.prefault)
       faults_.fetch_add(touch_pages(block.data, block.bytes, kSmallPage), std::memory_order_relaxed);
