@@ -213,6 +213,7 @@ Config load_config(const fs::path& path) {
     cfg.host.log_level = r.get_choice("log_level", cfg.host.log_level, known_log_levels());
     cfg.host.threads = static_cast<unsigned>(r.get_int("threads", 0, 0, 4096));
     cfg.host.keep_freed_memory = r.get_bool("keep_freed_memory", cfg.host.keep_freed_memory);
+    cfg.host.verify_proofs = r.get_bool("verify_proofs", cfg.host.verify_proofs);
     r.finish();
   }
   if (const toml::value* t = table_at("backend")) read_plugin_choice(*t, "backend", cfg.backend);

@@ -14,6 +14,7 @@
 
 #include "pacer/error.hpp"
 #include "pacer/math/curves.hpp"
+#include "pacer/self_check.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace pacer {
@@ -354,9 +355,11 @@ ProofOutput Prover::prove(ResidentKey& key, const Witness& witness, const ProveO
   check_witness_matches(key.key(), witness);
   JobId job = next_job_++;
   const auto index = row_index(key.key(), nullptr);
-  return with_curve(key.key().curve, [&](auto curve) {
+  ProofOutput out = with_curve(key.key().curve, [&](auto curve) {
     return prove_on<decltype(curve)>(parts_, *lanes_, key, *index, witness, options, job);
   });
+  if (parts_.verify_proofs) check_proof_output(key.key(), out, parts_.log.get());
+  return out;
 }
 
 }  // namespace pacer

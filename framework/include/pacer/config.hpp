@@ -36,6 +36,7 @@ struct Config {
     std::string log_level = "info";                   // trace, debug, info, warn, error, off
     unsigned threads = 0;                             // CPU pool size; 0 = all cores
     bool keep_freed_memory = true;                    // malloc reuses freed blocks (see docs/config.md)
+    bool verify_proofs = false;                       // every proof verified before it is returned
   } host;
 
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};

@@ -31,6 +31,8 @@ struct EngineParts {
   std::shared_ptr<Scheduler> scheduler;
   ThreadPool* pool = nullptr;
   std::shared_ptr<spdlog::logger> log;
+  // [host] verify_proofs: every proof is verified (self_check.hpp) before prove() returns it.
+  bool verify_proofs = false;
 };
 
 struct ProveOptions {
