@@ -214,6 +214,7 @@ Config load_config(const fs::path& path) {
     cfg.host.threads = static_cast<unsigned>(r.get_int("threads", 0, 0, 4096));
     cfg.host.keep_freed_memory = r.get_bool("keep_freed_memory", cfg.host.keep_freed_memory);
     cfg.host.verify_proofs = r.get_bool("verify_proofs", cfg.host.verify_proofs);
+    cfg.host.check_key_subgroups = r.get_bool("check_key_subgroups", cfg.host.check_key_subgroups);
     r.finish();
   }
   if (const toml::value* t = table_at("backend")) read_plugin_choice(*t, "backend", cfg.backend);

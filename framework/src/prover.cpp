@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "pacer/error.hpp"
+#include "pacer/key_check.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/self_check.hpp"
 #include "pacer/thread_pool.hpp"
@@ -335,6 +336,7 @@ Prover::~Prover() = default;
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
   auto key = read_zkey(zkey_path);
+  if (parts_.check_key_subgroups) check_key_subgroups(*key, *parts_.pool);
   row_index(*key, key);
   return parts_.backend->load(key);
 }

@@ -61,6 +61,8 @@ void check_defaults(const pacer::Config& c) {
   CHECK(c.host.log_level == "info");
   CHECK(c.host.threads == 0);
   CHECK(c.host.keep_freed_memory);
+  CHECK_FALSE(c.host.verify_proofs);
+  CHECK(c.host.check_key_subgroups);
   CHECK(c.backend.plugin == "cpu");
   CHECK(c.allocator.plugin == "plain");
   CHECK(c.scheduler.plugin == "greedy");
@@ -102,6 +104,8 @@ plugin_dirs = ["plugins", "/opt/pacer/plugins", "../elsewhere"]
 log_level = "debug"
 threads = 6
 keep_freed_memory = false
+verify_proofs = true
+check_key_subgroups = false
 
 [backend]
 plugin = "cuda"
@@ -140,6 +144,8 @@ zkey = "/data/abs.zkey"
   CHECK(cfg.host.log_level == "debug");
   CHECK(cfg.host.threads == 6);
   CHECK_FALSE(cfg.host.keep_freed_memory);
+  CHECK(cfg.host.verify_proofs);
+  CHECK_FALSE(cfg.host.check_key_subgroups);
   CHECK(cfg.backend.plugin == "cuda");
   CHECK(cfg.backend.params.get_int("devices", 0) == 2);
   CHECK(cfg.allocator.plugin == "thp");
@@ -157,7 +163,8 @@ zkey = "/data/abs.zkey"
 
 TEST_CASE("config: unknown tables and keys name the key, the line and what is known", "[config]") {
   CHECK_THAT(load_error("[host]\nlog_level = \"info\"\nthread = 4\n"),
-             Equals("config.toml:3: unknown key 'thread' in [host] (known: plugin_dirs, log_level, threads, keep_freed_memory)"));
+             Equals("config.toml:3: unknown key 'thread' in [host] (known: plugin_dirs, log_level, threads, "
+                    "keep_freed_memory, verify_proofs, check_key_subgroups)"));
   CHECK_THAT(load_error("\n[hots]\nthreads = 4\n"),
              Equals("config.toml:2: unknown table [hots] (known: host, backend, allocator, staging, scheduler, "
                     "pipeline, server, keys)"));

@@ -37,6 +37,7 @@ struct Config {
     unsigned threads = 0;                             // CPU pool size; 0 = all cores
     bool keep_freed_memory = true;                    // malloc reuses freed blocks (see docs/config.md)
     bool verify_proofs = false;                       // every proof verified before it is returned
+    bool check_key_subgroups = true;                  // every key point's subgroup checked at load
   } host;
 
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};
