@@ -218,6 +218,8 @@ Config load_config(const fs::path& path) {
       r.fail(it->second, "keep_freed_memory",
              "was removed: large buffers come from the allocator now; to keep freed memory for reuse, "
              "set [allocator] plugin = \"pooled\" and delete this line");
+    cfg.host.verify_proofs = r.get_bool("verify_proofs", cfg.host.verify_proofs);
+    cfg.host.check_key_subgroups = r.get_bool("check_key_subgroups", cfg.host.check_key_subgroups);
     r.finish();
   }
   if (const toml::value* t = table_at("backend")) read_plugin_choice(*t, "backend", cfg.backend);

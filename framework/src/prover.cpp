@@ -13,7 +13,9 @@
 #include <thread>
 
 #include "pacer/error.hpp"
+#include "pacer/key_check.hpp"
 #include "pacer/math/curves.hpp"
+#include "pacer/self_check.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace pacer {
@@ -334,6 +336,7 @@ Prover::~Prover() = default;
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
   auto key = read_zkey(zkey_path);
+  if (parts_.check_key_subgroups) check_key_subgroups(*key, *parts_.pool);
   row_index(*key, key);
   return parts_.backend->load(key);
 }
@@ -354,9 +357,11 @@ ProofOutput Prover::prove(ResidentKey& key, const Witness& witness, const ProveO
   check_witness_matches(key.key(), witness);
   JobId job = next_job_++;
   const auto index = row_index(key.key(), nullptr);
-  return with_curve(key.key().curve, [&](auto curve) {
+  ProofOutput out = with_curve(key.key().curve, [&](auto curve) {
     return prove_on<decltype(curve)>(parts_, *lanes_, key, *index, witness, options, job);
   });
+  if (parts_.verify_proofs) check_proof_output(key.key(), out, parts_.log.get());
+  return out;
 }
 
 }  // namespace pacer

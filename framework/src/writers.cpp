@@ -19,6 +19,7 @@
 #include "pacer/error.hpp"
 #include "pacer/files.hpp"
 #include "pacer/math/curves.hpp"
+#include "pacer/verify.hpp"
 
 namespace pacer {
 
@@ -426,8 +427,15 @@ std::string vkey_json(const ProvingKey& key) {
     if (key.ic.size() != (size_t(key.n_public) + 1) * g1) throw std::logic_error("write_vkey_json: IC size");
     json ic = json::array();
     for (size_t i = 0; i <= key.n_public; ++i) ic.push_back(g1_json<Curve>(key.ic.subspan(i * g1, g1)));
-    // snarkjs's key order; vk_alphabeta_12 is left out on purpose (needs a pairing, see writers.hpp).
-    json vk;
+    // e(alpha1, beta2) nested as snarkjs writes it: [c0, c1] of Fq6, each [c0, c1, c2] of Fq2.
+    const auto ab = alphabeta_decimals(key);
+    json alphabeta = json::array();
+    for (size_t half = 0; half < 2; ++half) {
+      json fq6 = json::array();
+      for (size_t k = 0; k < 3; ++k) fq6.push_back(json::array({ab[6 * half + 2 * k], ab[6 * half + 2 * k + 1]}));
+      alphabeta.push_back(std::move(fq6));
+    }
+    json vk;  // snarkjs's key order
     vk["protocol"] = "groth16";
     vk["curve"] = std::string(Curve::json_name);
     vk["nPublic"] = key.n_public;
@@ -435,6 +443,7 @@ std::string vkey_json(const ProvingKey& key) {
     vk["vk_beta_2"] = g2_json<Curve>(key.beta2);
     vk["vk_gamma_2"] = g2_json<Curve>(key.gamma2);
     vk["vk_delta_2"] = g2_json<Curve>(key.delta2);
+    vk["vk_alphabeta_12"] = std::move(alphabeta);
     vk["IC"] = std::move(ic);
     return vk.dump(1);
   });

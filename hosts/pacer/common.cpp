@@ -64,7 +64,8 @@ Engine::Engine(const Config& config, std::shared_ptr<spdlog::logger> log)
               config_.backend.plugin, fmt::join(info.devices, ", "), info.lanes, info.lanes == 1 ? "" : "s",
               config_.allocator.plugin, config_.scheduler.plugin, pool_.size(), config_.source_name());
 
-  prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, staging_, scheduler_, &pool_, log_});
+  prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, staging_, scheduler_, &pool_, log_,
+                                                           config_.host.verify_proofs, config_.host.check_key_subgroups});
 }
 
 std::string human_duration(std::chrono::nanoseconds d) {

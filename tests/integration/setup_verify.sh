@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration: `pacer gen-circuit` -> `pacer setup --insecure` -> `pacer prove` -> snarkjs.
 # snarkjs must accept our files (r1cs info, wtns check, zkey export json), export from our zkey the
-# same verification key that pacer wrote (vk_alphabeta_12 aside: pacer omits it), verify the
+# same verification key that pacer wrote (vk_alphabeta_12 included), verify the
 # proof with both keys and reject it against a tampered public input. Case `refuse`: setup without --insecure exits 2 and writes nothing.
 #   usage: setup_verify.sh <path to pacer> <source dir> [bn128|bls12381|refuse ...]
 # PACER_IT_SETUP_CONSTRAINTS overrides the circuit size (default 1000).
@@ -57,10 +57,9 @@ setup_and_verify() {
   if python3 - "$out/vk.json" "$out/vk_snarkjs.json" <<'PY'
 import json, sys
 ours, theirs = (json.load(open(p)) for p in sys.argv[1:3])
-theirs.pop("vk_alphabeta_12", None)
 sys.exit(0 if ours == theirs else 1)
 PY
-  then pass "$curve: pacer's vkey equals snarkjs's export (vk_alphabeta_12 aside)"
+  then pass "$curve: pacer's vkey equals snarkjs's export (vk_alphabeta_12 included)"
   else fail "$curve: pacer's vkey differs from snarkjs's export"; diff <(python3 -m json.tool "$out/vk.json") \
          <(python3 -m json.tool "$out/vk_snarkjs.json") | head -20
   fi

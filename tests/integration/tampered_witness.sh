@@ -8,17 +8,12 @@ need_pacer; need_config; need_node; need_snarkjs
 
 # tamper IN OUT NPUBLIC: walks the section table of the .wtns (SNARKJS_FORMATS.md §2, §4).
 tamper() {
-  python3 - "$@" <<'PY'
+  PYTHONPATH="$SRC/tests/integration" python3 - "$@" <<'PY'
 import struct, sys
+from binfile_sections import sections
 src, dst, npub = sys.argv[1], sys.argv[2], int(sys.argv[3])
 data = bytearray(open(src, "rb").read())
-assert data[:4] == b"wtns", "not a wtns file"
-nsec = struct.unpack_from("<I", data, 8)[0]
-pos, sec = 12, {}
-for _ in range(nsec):
-    t, size = struct.unpack_from("<IQ", data, pos)
-    sec[t] = (pos + 12, size)
-    pos += 12 + size
+sec = sections(data, b"wtns")
 h = sec[1][0]
 n8 = struct.unpack_from("<I", data, h)[0]
 prime = int.from_bytes(data[h + 4:h + 4 + n8], "little")

@@ -60,6 +60,8 @@ void check_defaults(const pacer::Config& c) {
   CHECK(c.host.plugin_dirs.empty());
   CHECK(c.host.log_level == "info");
   CHECK(c.host.threads == 0);
+  CHECK_FALSE(c.host.verify_proofs);
+  CHECK(c.host.check_key_subgroups);
   CHECK(c.backend.plugin == "cpu");
   CHECK(c.allocator.plugin == "pooled");
   CHECK(c.scheduler.plugin == "greedy");
@@ -100,6 +102,8 @@ TEST_CASE("config: every key is read, relative paths are resolved against the co
 plugin_dirs = ["plugins", "/opt/pacer/plugins", "../elsewhere"]
 log_level = "debug"
 threads = 6
+verify_proofs = true
+check_key_subgroups = false
 
 [backend]
 plugin = "cuda"
@@ -137,6 +141,8 @@ zkey = "/data/abs.zkey"
   CHECK(cfg.host.plugin_dirs[2] == (conf / "../elsewhere").lexically_normal());
   CHECK(cfg.host.log_level == "debug");
   CHECK(cfg.host.threads == 6);
+  CHECK(cfg.host.verify_proofs);
+  CHECK_FALSE(cfg.host.check_key_subgroups);
   CHECK(cfg.backend.plugin == "cuda");
   CHECK(cfg.backend.params.get_int("devices", 0) == 2);
   CHECK(cfg.allocator.plugin == "thp");
@@ -154,7 +160,8 @@ zkey = "/data/abs.zkey"
 
 TEST_CASE("config: unknown tables and keys name the key, the line and what is known", "[config]") {
   CHECK_THAT(load_error("[host]\nlog_level = \"info\"\nthread = 4\n"),
-             Equals("config.toml:3: unknown key 'thread' in [host] (known: plugin_dirs, log_level, threads)"));
+             Equals("config.toml:3: unknown key 'thread' in [host] (known: plugin_dirs, log_level, threads, "
+                    "verify_proofs, check_key_subgroups)"));
   CHECK_THAT(load_error("\n[hots]\nthreads = 4\n"),
              Equals("config.toml:2: unknown table [hots] (known: host, backend, allocator, staging, scheduler, "
                     "pipeline, server, keys)"));

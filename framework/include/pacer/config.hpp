@@ -34,6 +34,8 @@ struct Config {
     std::vector<std::filesystem::path> plugin_dirs;  // searched first, absolute
     std::string log_level = "info";                   // trace, debug, info, warn, error, off
     unsigned threads = 0;                             // CPU pool size; 0 = all cores
+    bool verify_proofs = false;                       // every proof verified before it is returned
+    bool check_key_subgroups = true;                  // every key point's subgroup checked at load
   } host;
 
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};

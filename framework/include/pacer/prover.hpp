@@ -31,6 +31,10 @@ struct EngineParts {
   std::shared_ptr<Scheduler> scheduler;
   ThreadPool* pool = nullptr;
   std::shared_ptr<spdlog::logger> log;
+  // [host] verify_proofs: every proof is verified (self_check.hpp) before prove() returns it.
+  bool verify_proofs = false;
+  // [host] check_key_subgroups: load_key checks every key point's subgroup (key_check.hpp).
+  bool check_key_subgroups = true;
 };
 
 struct ProveOptions {

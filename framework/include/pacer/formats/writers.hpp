@@ -148,8 +148,8 @@ class ZkeyWriter {
 void write_zkey(const std::string& path, const ProvingKey& key);
 
 // `snarkjs zkey export verificationkey` (§8) from a key: decimal strings, affine, Z = "1" /
-// ["1","0"]. vk_alphabeta_12 = e(alpha1, beta2) is omitted: it needs a pairing, which Pacer does
-// not implement; snarkjs groth16 verify does not read it (only Solidity verifier export does).
+// ["1","0"], and vk_alphabeta_12 = e(alpha1, beta2) (pairing.hpp), which Solidity verifiers read;
+// the same document snarkjs exports.
 void write_vkey_json(const std::string& path, const ProvingKey& key);
 // The same text, for writers that place it themselves.
 std::string vkey_json(const ProvingKey& key);

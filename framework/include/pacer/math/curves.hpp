@@ -22,6 +22,14 @@ struct GlvBasis {
   Fr256 a1, b1, a2, b2, g1, g2;
 };
 
+// What a pairing (pairing.hpp) needs to know of a curve beyond its fields, in each curve's
+// `Pairing` member: the family fixes the shape of the Miller loop and of the final
+// exponentiation; z is the family's parameter (q and r are polynomials in it); ξ, the
+// non-residue of the Fq6/Fq12 tower (tower.hpp), also defines the sextic twist that G2 lives on:
+// y² = x³ + b/ξ (D-type) or y² = x³ + b·ξ (M-type).
+enum class PairingFamily { bn, bls12 };
+enum class TwistType { d_type, m_type };
+
 template <class Mul = PortableMul>
 struct Bn254Curve {
   struct FqParams {
@@ -54,10 +62,17 @@ struct Bn254Curve {
     static Fq glv_beta() { return Fq::from_std(limbs_from_hex<4>("30644e72e131a0295e6dd9e7e0acccb0c28f069fbb966e3de4bd44e5607cfd48")); }
     static const GlvBasis& glv_basis() { return Bn254Curve::glv_basis(); }
   };
+  struct Pairing {
+    static constexpr PairingFamily family = PairingFamily::bn;
+    static constexpr TwistType twist = TwistType::d_type;
+    static constexpr uint64_t z_abs = 4965661367192848881ull;  // z = 0x44e992b44a6909f1
+    static constexpr bool z_negative = false;
+    static Fq2 nonresidue() { return Fq2(Fq::from_u64(9), Fq::one()); }  // ξ = 9 + u
+  };
   struct G2 {
     using Field = Fq2;
-    static Field b() {  // 3 / (9 + u), the D-type twist
-      static const Fq2 value = Fq2(Fq::from_u64(3), Fq::zero()) * Fq2(Fq::from_u64(9), Fq::one()).inv();
+    static Field b() {  // 3/ξ, the D-type twist
+      static const Fq2 value = Fq2(Fq::from_u64(3), Fq::zero()) * Pairing::nonresidue().inv();
       return value;
     }
     static Fq glv_beta() { return Fq::from_std(limbs_from_hex<4>("59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe")); }
@@ -111,9 +126,19 @@ struct Bls12_381Curve {
     }
     static const GlvBasis& glv_basis() { return Bls12_381Curve::glv_basis(); }
   };
+  struct Pairing {
+    static constexpr PairingFamily family = PairingFamily::bls12;
+    static constexpr TwistType twist = TwistType::m_type;
+    static constexpr uint64_t z_abs = 0xd201000000010000ull;  // z = -0xd201000000010000
+    static constexpr bool z_negative = true;
+    static Fq2 nonresidue() { return Fq2(Fq::one(), Fq::one()); }  // ξ = 1 + u
+  };
   struct G2 {
     using Field = Fq2;
-    static Field b() { return Fq2(Fq::from_u64(4), Fq::from_u64(4)); }  // 4(1 + u), M-type twist
+    static Field b() {  // 4ξ = 4(1 + u), the M-type twist
+      static const Fq2 value = Fq2(Fq::from_u64(4), Fq::zero()) * Pairing::nonresidue();
+      return value;
+    }
     static Fq glv_beta() {
       return Fq::from_std(limbs_from_hex<6>(
           "1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac"));

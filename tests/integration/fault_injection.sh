@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Integration: faults injected through the test-only plugins of tests/plugins (never installed).
+# `pacer prove` proves three witnesses in turn with a fault set for the second proof: the first
+# proof must be written and verify (`pacer verify`), the run must exit 1 with an error that names
+# the injected fault, and neither the failed proof nor a later one may be written. A wrong MSM
+# result is caught by `[host] verify_proofs`; without it the wrong proof would go out (checked).
+#   usage: fault_injection.sh <path to pacer> <source dir> [case ...]
+#   cases: allocator backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2 wrong_msm_unchecked scheduler
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+need_pacer; need_config
+TEST_PLUGINS="$(dirname "$(dirname "$PACER")")/lib/pacer-test-plugins"
+[ -d "$TEST_PLUGINS" ] || { echo "FAIL: no test plugins at $TEST_PLUGINS (build the pacer_test_fault_* targets)" >&2; exit 1; }
+FX=$(fixture mul3:bn128)
+# Only the fault plugins: the folder also holds broken plugins made for the loader's tests (one
+# registers a second "plain" whose factory aborts).
+PLUGINS="$WORK/plugins"
+mkdir -p "$PLUGINS"
+cp "$TEST_PLUGINS"/libpacer_test_fault_*.so "$PLUGINS"/
+
+# config OUT SECTION PLUGIN PARAMS [verify_proofs]: the default config with one plugin swapped.
+config() {
+  local out=$1 section=$2 plugin=$3 params=$4 verify=${5:-false}
+  python3 - "$CONFIG" "$out" "$section" "$plugin" "$params" "$verify" "$PLUGINS" <<'PY'
+import re, sys
+src, out, section, plugin, params, verify, plugins = sys.argv[1:8]
+text = open(src).read()
+text = text.replace("plugin_dirs = []", f'plugin_dirs = ["{plugins}"]')
+text = text.replace("verify_proofs = false", f"verify_proofs = {verify}")
+text = re.sub(rf'(\[{section}\]\n(?:#.*\n)*)plugin = "[a-z_]+"\n((?:#.*\n)*)params = \{{\}}',
+              lambda m: f'{m.group(1)}plugin = "{plugin}"\n{m.group(2)}params = {{ {params} }}', text)
+open(out, "w").write(text)
+PY
+}
+
+# second_fails CASE CONFIG NEEDLE: three proofs, the second fails naming NEEDLE.
+second_fails() {
+  local c=$1 cfg=$2 needle=$3 out="$WORK/$1" rc=0
+  run_pacer "$out" prove --config "$cfg" --zkey "$FX/circuit.zkey" --witness "$FX/witness.wtns" \
+    --witness "$FX/witness.wtns" --witness "$FX/witness.wtns" --proof "$out/proof.json" --public "$out/public.json" || rc=$?
+  local vrc=0
+  run_pacer "$out/verify" verify --vkey "$FX/verification_key.json" --proof "$out/proof-0.json" --public "$out/public-0.json" || vrc=$?
+  if [ $rc -eq 1 ] && grep -q "$needle" "$out/stderr" && [ $vrc -eq 0 ] && [ ! -e "$out/proof-1.json" ] \
+     && [ ! -e "$out/proof-2.json" ]; then
+    pass "$c: proof 0 written and valid, proof 1 failed ($(grep -o "$needle.*" "$out/stderr" | head -1 | cut -c1-120))"
+  else
+    fail "$c: exit $rc (want 1), proof 0 verify exit $vrc (want 0), error naming '$needle', no proof-1/proof-2"
+    show_output "$out"; ls "$out"
+  fi
+}
+
+mapfile -t todo < <(cases_or allocator backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2 wrong_msm_unchecked scheduler)
+for c in "${todo[@]}"; do
+  mkdir -p "$WORK/$c"; cfg="$WORK/$c/config.toml"
+  case "$c" in
+    allocator)  # a proof allocates its a, b, c buffers: allocation 4 is the second proof's first
+      config "$cfg" allocator fail_nth "fail_at = 4"
+      second_fails "$c" "$cfg" "injected fault: allocation 4" ;;
+    backend_throw_msm_g2)
+      config "$cfg" backend faulty 'fault = "throw", stage = "msm_g2", call = 2'
+      second_fails "$c" "$cfg" "injected fault in msm_g2" ;;
+    wrong_msm_g1)
+      config "$cfg" backend faulty 'fault = "wrong_msm", stage = "msm_g1", call = 2' true
+      second_fails "$c" "$cfg" "failed its self-check" ;;
+    wrong_msm_g2)
+      config "$cfg" backend faulty 'fault = "wrong_msm", stage = "msm_g2", call = 2' true
+      second_fails "$c" "$cfg" "failed its self-check" ;;
+    wrong_msm_unchecked)  # the hazard verify_proofs closes: exit 0 and a wrong proof-1.json
+      config "$cfg" backend faulty 'fault = "wrong_msm", stage = "msm_g1", call = 2'
+      out="$WORK/$c"; rc=0; vrc=0
+      run_pacer "$out" prove --config "$cfg" --zkey "$FX/circuit.zkey" --witness "$FX/witness.wtns" \
+        --witness "$FX/witness.wtns" --proof "$out/proof.json" --public "$out/public.json" || rc=$?
+      run_pacer "$out/verify" verify --vkey "$FX/verification_key.json" --proof "$out/proof-1.json" \
+        --public "$out/public-1.json" || vrc=$?
+      if [ $rc -eq 0 ] && [ $vrc -eq 1 ]; then pass "$c: without verify_proofs the wrong proof is written (pacer verify rejects it)"
+      else fail "$c: prove exit $rc (want 0), verify of proof-1 exit $vrc (want 1)"; show_output "$out"; fi ;;
+    scheduler)
+      config "$cfg" scheduler throwing 'stage = "assemble", at = 2'
+      second_fails "$c" "$cfg" "injected fault at admission 2 of assemble" ;;
+    *) fail "unknown case '$c'" ;;
+  esac
+  grep -q "plugin = \"\(fail_nth\|faulty\|throwing\)\"" "$cfg" || fail "$c: the config does not select the test plugin"
+done
+finish
