@@ -7,7 +7,7 @@
 
 namespace pacer {
 
-Witness read_wtns(const std::string& path) {
+Witness read_wtns(const std::string& path, Allocator* allocator) {
   const BinFile bin(path, "wtns", kWtnsMaxVersion);
   Witness w;
   w.path = path;
@@ -30,7 +30,7 @@ Witness read_wtns(const std::string& path) {
                      std::to_string(n_witness) + " values of " + std::to_string(n8) + " bytes need " +
                      std::to_string(expected));
   const Fr256& r = curve_scalar_prime(w.curve);
-  w.values.resize(n_witness);
+  w.values = AllocatedArray<Fr256>(allocator, n_witness, Usage::witness);  // every value written below
   for (size_t i = 0; i < n_witness; ++i) {
     w.values[i] = le::fr256(values, i * n8);
     if (!fr256_less_than(w.values[i], r))

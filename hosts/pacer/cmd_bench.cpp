@@ -195,7 +195,7 @@ int run_bench(const Options& options) {
 
   // Read once, up front: file reads must not be part of what is timed.
   std::vector<Witness> witnesses;
-  for (const std::string& path : options.witnesses) witnesses.push_back(read_wtns(path));
+  for (const std::string& path : options.witnesses) witnesses.push_back(read_wtns(path, engine.witness_allocator()));
 
   Prover& prover = engine.prover();
   const BackendInfo backend = prover.parts().backend->info();

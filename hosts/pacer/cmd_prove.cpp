@@ -74,13 +74,13 @@ int run_prove(const Options& options) {
   if (options.zero_blinding) log->warn("--insecure-zero-blinding: r = s = 0, these proofs are NOT zero-knowledge");
   // Every witness is read and matched to the key first, so a bad one fails before any proof is
   // written; each is read again when its turn comes, so that a long batch never holds them all.
-  for (const auto& path : options.witnesses) check_witness_matches(pk, read_wtns(path));
+  for (const auto& path : options.witnesses) check_witness_matches(pk, read_wtns(path, engine.witness_allocator()));
 
   ProveOptions prove_options;
   prove_options.zero_blinding = options.zero_blinding;
   for (size_t i = 0; i < count; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    const Witness witness = read_wtns(options.witnesses[i]);
+    const Witness witness = read_wtns(options.witnesses[i], engine.witness_allocator());
     const ProofOutput out = engine.prover().prove(*key, witness, prove_options);
     const std::string& proof_path = outputs[2 * i].path;
     const std::string& public_path = outputs[2 * i + 1].path;

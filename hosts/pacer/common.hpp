@@ -68,6 +68,9 @@ class Engine {
   Prover& prover() { return *prover_; }
   const PluginRegistry& registry() const { return registry_; }
   ThreadPool& pool() { return pool_; }
+  // What a witness is read into (Usage::witness): [staging] where configured, as the backend copies
+  // the witness to its device, else the [allocator].
+  Allocator* witness_allocator() { return services_.staging; }
 
  private:
   Config config_;
