@@ -255,6 +255,17 @@ ProofOutput prove_on(const EngineParts& parts, Prover::Lanes& lanes, ResidentKey
     }
   };
   parts.pool->submit(run_g2);
+  // On every way out of this frame the G2 task has either not started or finished: it refers to
+  // the frame (a stage that threw while the G2 MSM ran left it writing into freed stack; found by
+  // fault injection, tests/integration/fault_injection.sh). Unstarted, it is claimed here, and the
+  // queued copy then returns at once, touching only its shared G2Task.
+  struct JoinG2 {
+    G2Task& task;
+    std::future<void>& done;
+    ~JoinG2() {
+      if (task.claimed.exchange(true) && done.valid()) done.wait();
+    }
+  } join_g2{*g2_task, g2_done};
   stage.run(Stage::synthesize, uint64_t(key.n_coeffs) * (12 + key.n8r) + 3 * n * sizeof(Fr256),
             [&](const Checkpoint& cp) { synthesize<Fr>(key, index, w, a->span(), b->span(), c->span(), *parts.pool, cp); });
   stage.run(Stage::compute_h, 3 * n * sizeof(Fr256), [&](const Checkpoint& cp) {

@@ -22,19 +22,15 @@ struct CurveConstants {
   Fr256 r;
 };
 
-constexpr CurveConstants kCurves[] = {
-    {CurveId::bn254,
-     "bn128",
-     32,
-     {0x3c208c16d87cfd47, 0x97816a916871ca8d, 0xb85045b68181585d, 0x30644e72e131a029, 0, 0},
-     {0x43e1f593f0000001, 0x2833e84879b97091, 0xb85045b68181585d, 0x30644e72e131a029}},
-    {CurveId::bls12_381,
-     "bls12381",
-     48,
-     {0xb9feffffffffaaab, 0x1eabfffeb153ffff, 0x6730d2a0f6b0f624, 0x64774b84f38512bf, 0x4b1ba7b6434bacd7,
-      0x1a0111ea397fe69a},
-     {0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48}},
-};
+// The readers' lookup table, built from curves.hpp, the one home of each curve's primes.
+template <class Curve>
+constexpr CurveConstants constants_of() {
+  CurveConstants c{Curve::id, Curve::json_name, uint32_t(Curve::Fq::kBytes), {}, Curve::Fr::P};
+  for (size_t i = 0; i < Curve::Fq::N; ++i) c.q[i] = Curve::Fq::P[i];
+  return c;
+}
+
+constexpr CurveConstants kCurves[] = {constants_of<math::Bn254>(), constants_of<math::Bls12_381>()};
 
 const CurveConstants& constants(CurveId c) {
   for (const auto& k : kCurves)

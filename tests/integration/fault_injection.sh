@@ -5,7 +5,7 @@
 # the injected fault, and neither the failed proof nor a later one may be written. A wrong MSM
 # result is caught by `[host] verify_proofs`; without it the wrong proof would go out (checked).
 #   usage: fault_injection.sh <path to pacer> <source dir> [case ...]
-#   cases: allocator backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2 wrong_msm_unchecked scheduler
+#   cases: allocator backend_throw_compute_h backend_throw_msm_g1 backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2 wrong_msm_unchecked scheduler
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer; need_config
 TEST_PLUGINS="$(dirname "$(dirname "$PACER")")/lib/pacer-test-plugins"
@@ -32,9 +32,9 @@ open(out, "w").write(text)
 PY
 }
 
-# second_fails CASE CONFIG NEEDLE: three proofs, the second fails naming NEEDLE.
+# second_fails CASE CONFIG NEEDLE [FIXTURE]: three proofs, the second fails naming NEEDLE.
 second_fails() {
-  local c=$1 cfg=$2 needle=$3 out="$WORK/$1" rc=0
+  local c=$1 cfg=$2 needle=$3 FX=${4:-$FX} out="$WORK/$1" rc=0
   run_pacer "$out" prove --config "$cfg" --zkey "$FX/circuit.zkey" --witness "$FX/witness.wtns" \
     --witness "$FX/witness.wtns" --witness "$FX/witness.wtns" --proof "$out/proof.json" --public "$out/public.json" || rc=$?
   local vrc=0
@@ -48,13 +48,20 @@ second_fails() {
   fi
 }
 
-mapfile -t todo < <(cases_or allocator backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2 wrong_msm_unchecked scheduler)
+mapfile -t todo < <(cases_or allocator backend_throw_compute_h backend_throw_msm_g1 backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2 wrong_msm_unchecked scheduler)
 for c in "${todo[@]}"; do
   mkdir -p "$WORK/$c"; cfg="$WORK/$c/config.toml"
   case "$c" in
     allocator)  # a proof allocates its a, b, c buffers: allocation 4 is the second proof's first
       config "$cfg" allocator fail_nth "fail_at = 4"
       second_fails "$c" "$cfg" "injected fault: allocation 4" ;;
+    backend_throw_compute_h)  # while the proof's G2 MSM runs on the pool (it crashed the host once)
+      config "$cfg" backend faulty 'fault = "throw", stage = "compute_h", call = 2'
+      # poseidon3/bls12381: its G2 MSM is still running when compute_h throws (mul3's is done)
+      second_fails "$c" "$cfg" "injected fault in compute_h" "$(fixture poseidon3:bls12381)" ;;
+    backend_throw_msm_g1)
+      config "$cfg" backend faulty 'fault = "throw", stage = "msm_g1", call = 2'
+      second_fails "$c" "$cfg" "injected fault in msm_g1" ;;
     backend_throw_msm_g2)
       config "$cfg" backend faulty 'fault = "throw", stage = "msm_g2", call = 2'
       second_fails "$c" "$cfg" "injected fault in msm_g2" ;;

@@ -31,7 +31,7 @@ struct PairingInput {
   Affine<typename Curve::G2> q;
 };
 
-// ψ^n(Q) for n = 1, 2: the q^n-power Frobenius of the untwisted point, twisted back; an
+// ψ^n(Q) for n = 1, 2, 3: the q^n-power Frobenius of the untwisted point, twisted back; an
 // endomorphism of the twist with ψ² - tψ + q = 0 (t the trace of G1's curve). With
 // w^(q^n) = w·γn,1 and γn,k = ξ^(k(q^n - 1)/6): D-type (x w², y w³) ↦ (x^(q^n) γn,2 w², y^(q^n) γn,3 w³);
 // M-type (x/w², y/w³) ↦ (x^(q^n)/γn,2 / w², y^(q^n)/γn,3 / w³). x^q on Fq2 is the conjugate.
@@ -39,9 +39,9 @@ template <class Curve>
 Affine<typename Curve::G2> twist_frobenius(const Affine<typename Curve::G2>& q, unsigned n) {
   using Fq2 = typename Curve::Fq2;
   static const auto factors = [] {
-    std::array<std::array<Fq2, 2>, 2> f{};
+    std::array<std::array<Fq2, 2>, 3> f{};
     const auto& gamma = Fp12<Curve>::frobenius_coefficients();
-    for (unsigned i = 0; i < 2; ++i) {
+    for (unsigned i = 0; i < 3; ++i) {
       const bool d_type = Curve::Pairing::twist == TwistType::d_type;
       f[i][0] = d_type ? gamma[i][2] : gamma[i][2].inv();
       f[i][1] = d_type ? gamma[i][3] : gamma[i][3].inv();
