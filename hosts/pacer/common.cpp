@@ -3,14 +3,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <limits>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "pacer/backend.hpp"
 #include "pacer/formats/writers.hpp"
@@ -47,49 +42,6 @@ void write_text_file(const std::string& path, const std::string& text) {
   FileWriter out(path, std::max<size_t>(text.size(), 1));
   out.write(text.data(), text.size());
   out.commit();
-}
-
-namespace {
-
-// glibc serves blocks above 32 MB with mmap and unmaps them when freed, so every proof's transient
-// buffers (GLV images, window digits, NTT scratch: hundreds of MB at 2^20) are faulted in and
-// zeroed by the kernel again, MSM after MSM. Keeping freed memory in the heap lets the next buffer
-// reuse those pages; the process then holds on to its peak heap, as a prover that keeps proving
-// would anyway. Measured, 2-core VM, 2^20 bn128 prove, 4 alternated runs: median 6.77 -> 6.40 s,
-// system time 0.8-0.9 s -> 0.5-0.6 s (one run 1.9 s: first touches of the VM's memory vary).
-void keep_freed_memory(spdlog::logger& log) {
-#if defined(__GLIBC__)
-  const bool ok = mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max()) == 1;
-  if (!ok) log.debug("[host] keep_freed_memory: mallopt refused; the C library's defaults stay");
-#else
-  log.debug("[host] keep_freed_memory: not a glibc build; the C library's defaults stay");
-#endif
-}
-
-}  // namespace
-
-Engine::Engine(const Config& config, std::shared_ptr<spdlog::logger> log)
-    : config_(config),
-      log_(std::move(log)),
-      pool_(config.host.threads),
-      services_{log_, nullptr, nullptr, &pool_},
-      registry_(PluginRegistry::search_path_for(config_)) {
-  if (config_.host.keep_freed_memory) keep_freed_memory(*log_);
-  // The allocator first: the scheduler and the backend may allocate through it from their factories.
-  allocator_ = registry_.create_allocator(config_.allocator.plugin, config_.allocator.params, services_);
-  services_.allocator = allocator_.get();
-  if (config_.staging)
-    staging_ = registry_.create_allocator(config_.staging->plugin, config_.staging->params, services_);
-  services_.staging = staging_ ? staging_.get() : allocator_.get();
-  scheduler_ = registry_.create_scheduler(config_.scheduler.plugin, config_.scheduler.params, services_);
-  backend_ = registry_.create_backend(config_.backend.plugin, config_.backend.params, services_);
-
-  const BackendInfo info = backend_->info();
-  log_->debug("engine: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} CPU threads; config {}",
-              config_.backend.plugin, fmt::join(info.devices, ", "), info.lanes, info.lanes == 1 ? "" : "s",
-              config_.allocator.plugin, config_.scheduler.plugin, pool_.size(), config_.source_name());
-
-  prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, staging_, scheduler_, &pool_, log_});
 }
 
 std::string human_duration(std::chrono::nanoseconds d) {

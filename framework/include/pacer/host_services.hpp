@@ -9,6 +9,7 @@ namespace pacer {
 
 class Allocator;
 class ThreadPool;
+class Timekeeper;
 
 struct HostServices {
   std::shared_ptr<spdlog::logger> log;
@@ -17,6 +18,8 @@ struct HostServices {
   // allocator of the config (e.g. cuda_pinned), else the same object as `allocator`.
   Allocator* staging = nullptr;
   ThreadPool* pool = nullptr;
+  // Clock and timers for schedulers (scheduler.hpp): the runtime's, or a simulation's in tests.
+  Timekeeper* time = nullptr;
 };
 
 }  // namespace pacer
