@@ -106,7 +106,7 @@ class Simulation {
     pacer::StageTicket ticket;
     const StageSpec* spec;
     State state = State::blocked;
-    double remaining = 0, next_boundary = 0, started = 0;
+    double remaining = 0, next_boundary = 0, started = 0, paused_at = 0, paused = 0;
   };
   struct Proof {
     std::vector<Live> stages;
@@ -154,6 +154,7 @@ class Simulation {
     Live& l = at(job, i);
     if (l.state != State::paused) throw std::logic_error("resume() for a stage that is not paused");
     l.state = State::running;
+    l.paused += time_.seconds - l.paused_at;
     note_running();
   }
   void note_running() {
@@ -200,8 +201,14 @@ class Simulation {
       l.remaining = l.next_boundary;
       l.next_boundary -= l.spec->work / l.spec->chunks;
       if (l.next_boundary < 1e-9 * l.spec->work) l.next_boundary = 0;
-      if (!sched_.checkpoint(l.ticket, [this, job, i] { on_resume(job, i); })) {
-        if (l.state == State::running) l.state = State::paused;  // (a resume before the return was refused above)
+      // Paused while the scheduler decides: a slot it hands on inside this call must not count
+      // this stage as still streaming.
+      l.state = State::paused;
+      l.paused_at = time_.seconds;
+      if (sched_.checkpoint(l.ticket, [this, job, i] { on_resume(job, i); })) {
+        l.state = State::running;
+      } else {
+        if (l.state != State::paused) throw std::logic_error("resume() called inside checkpoint()");
         ++obs_.pauses;
       }
       return;
@@ -210,7 +217,8 @@ class Simulation {
     pacer::StageStats stats;
     stats.started_at = SimTime::at(l.started);
     stats.ended_at = time_.now();
-    stats.run = stats.ended_at - stats.started_at;
+    stats.paused = std::chrono::nanoseconds(int64_t(std::llround(l.paused * 1e9)));
+    stats.run = stats.ended_at - stats.started_at - stats.paused;
     stats.bytes = l.ticket.bytes;
     if (l.ticket.cls == ResourceClass::membw) {
       obs_.membw_bytes_done += l.spec->work;

@@ -1,6 +1,7 @@
 // The scheduler plugins (greedy, throttled, staggered, adaptive), loaded as plugins and driven by
 // the deterministic simulation of sim_engine.hpp: no threads, no wall clock.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -24,7 +25,7 @@ struct Harness {
   std::shared_ptr<pacer::Scheduler> scheduler;
 
   explicit Harness(const std::string& name, const std::string& params_toml = "") {
-    host.log = pacer::make_logger("off");
+    host.log = pacer::make_logger(std::getenv("PACER_SIM_LOG") ? std::getenv("PACER_SIM_LOG") : "off");
     host.time = &time;
     std::istringstream text(params_toml);
     const toml::value table = toml::parse(text, "params");
