@@ -352,8 +352,7 @@ void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
       }
       if ((job->done_mask & kGraph[n].deps) != kGraph[n].deps) continue;
       if (kGraph[n].needs_lane && !job->has_lane) {
-        want_lane = !job->lane_asked;
-        job->lane_asked = true;
+        if (!job->lane_asked) want_lane = job->lane_asked = true;
         continue;
       }
       job->state[n] = Job::NodeState::asked;
