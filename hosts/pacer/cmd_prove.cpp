@@ -96,8 +96,9 @@ int run_prove(const Options& options) {
     try {
       out = proofs[i].get();
     } catch (const std::exception& e) {
-      log->error("proof {}/{}: {}: {}", i + 1, count, options.witnesses[i], e.what());
+      // The first failure is the command's one error line; later ones are logged.
       if (!first_error) first_error = std::current_exception();
+      else log->error("proof {}/{}: {}: {}", i + 1, count, options.witnesses[i], e.what());
       continue;
     }
     const std::string& proof_path = outputs[2 * i].path;
