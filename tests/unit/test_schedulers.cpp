@@ -83,7 +83,7 @@ TEST_CASE("schedulers: throttled by rate never admits more bytes than rate times
   CHECK(total >= 0.8 * rate * (o.admitted.back().first - o.admitted.front().first));
 }
 
-TEST_CASE("schedulers: staggered never overlaps two membw stages and offsets proof starts", "[schedulers]") {
+TEST_CASE("schedulers: staggered never overlaps two membw stages", "[schedulers]") {
   Harness h("staggered");
   sim::Simulation s(*h.scheduler, h.time, kKnee4, kShape);
   const sim::Observed o = s.run(100, 16);
