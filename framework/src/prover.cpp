@@ -1,30 +1,40 @@
-// One proof through its stages (DESIGN.md): synthesize (sparse MatVec), compute_h, the MSMs,
-// assembly with blinding. Curve-specific work is templated over the curve traits.
+// The proof engine: each proof is a graph of stages run on Boost.Asio executors under the
+// scheduler (prover.hpp says what; docs/architecture.md follows one proof through it). The stage
+// work itself is in proof_stages.cpp (synthesis, assembly) and the backend (compute_h, MSMs).
 #include "pacer/prover.hpp"
 
-#include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
-#include <cstring>
-#include <future>
-#include <nlohmann/json.hpp>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <map>
 #include <mutex>
-#include <random>
+#include <new>
 #include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "pacer/error.hpp"
 #include "pacer/key_check.hpp"
-#include "pacer/math/curves.hpp"
 #include "pacer/self_check.hpp"
 #include "pacer/thread_pool.hpp"
+#include "proof_stages.hpp"
 
 namespace pacer {
 namespace {
 
-using namespace pacer::math;
+namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
-// A buffer of Fr256 from the configured allocator, returned on every path out of a proof.
+// A buffer of Fr256 from an allocator, returned when it goes out of scope.
 class FrBuffer {
  public:
   FrBuffer(Allocator& alloc, size_t count, Usage usage) : alloc_(alloc) {
@@ -40,6 +50,7 @@ class FrBuffer {
   FrBuffer(const FrBuffer&) = delete;
   FrBuffer& operator=(const FrBuffer&) = delete;
   std::span<Fr256> span() { return {reinterpret_cast<Fr256*>(block_.data), count_}; }
+  size_t bytes() const { return block_.bytes; }
 
  private:
   Allocator& alloc_;
@@ -47,332 +58,562 @@ class FrBuffer {
   size_t count_ = 0;
 };
 
-// Runs one stage under the scheduler: admission, checkpoints (pause time measured), feedback.
-class StageRunner {
- public:
-  StageRunner(Scheduler& sched, const Backend& backend, JobId job, ProofOutput& out)
-      : sched_(sched), backend_(backend), job_(job), out_(out) {}
+// The nodes of a proof's graph. Several map to one Stage (the G1 MSMs: one node per basis).
+enum Node : uint8_t { kLoad, kSynthesize, kMsmG2, kMsmA, kMsmB1, kMsmC, kComputeH, kMsmH, kAssemble, kRelease, kNodes };
+constexpr uint16_t bit(Node n) { return uint16_t(1u << n); }
+struct NodeSpec {
+  Stage stage;
+  Basis basis;        // msm_g1 nodes
+  uint16_t deps;
+  bool needs_lane;    // a backend call (takes the proof's lane)
+};
+constexpr std::array<NodeSpec, kNodes> kGraph = {{
+    {Stage::load, Basis::A, 0, false},
+    {Stage::synthesize, Basis::A, bit(kLoad), false},
+    {Stage::msm_g2, Basis::A, bit(kLoad), true},
+    {Stage::msm_g1, Basis::A, bit(kLoad), true},
+    {Stage::msm_g1, Basis::B1, bit(kLoad), true},
+    {Stage::msm_g1, Basis::C, bit(kLoad), true},
+    {Stage::compute_h, Basis::A, bit(kSynthesize), true},
+    {Stage::msm_g1, Basis::H, bit(kComputeH), true},
+    {Stage::assemble, Basis::A, bit(kMsmG2) | bit(kMsmA) | bit(kMsmB1) | bit(kMsmC) | bit(kMsmH), false},
+    {Stage::release, Basis::A, bit(kAssemble), false},
+}};
+constexpr uint16_t kLaneNodes = bit(kMsmG2) | bit(kMsmA) | bit(kMsmB1) | bit(kMsmC) | bit(kComputeH) | bit(kMsmH);
 
-  template <class Fn>
-  void run(Stage stage, uint64_t bytes, Fn&& fn) {
-    StageTicket ticket{job_, stage, backend_.resource(stage), bytes, 0};
-    auto t0 = Clock::now();
-    std::promise<void> admitted;
-    auto go = admitted.get_future();
-    sched_.admit(ticket, [&admitted] { admitted.set_value(); });
-    go.wait();
-    auto t1 = Clock::now();
-    std::atomic<int64_t> paused_ns{0};
-    Checkpoint checkpoint = [&] {
-      auto c0 = Clock::now();
-      sched_.checkpoint(ticket);
-      paused_ns += (Clock::now() - c0).count();
-    };
-    fn(checkpoint);
-    auto t2 = Clock::now();
-    StageStats stats;
-    stats.queued = t1 - t0;
-    stats.paused = std::chrono::nanoseconds(paused_ns.load());
-    stats.run = (t2 - t1) - stats.paused;
-    stats.bytes = bytes;
-    sched_.finished(ticket, stats);
-    std::lock_guard lock(mu_);  // the G2 MSM stage ends on another thread
-    out_.stage_time[static_cast<int>(stage)] += t2 - t0;
-    out_.stages.push_back({stage, t0, t1, t2, stats.paused, bytes, std::hash<std::thread::id>{}(std::this_thread::get_id())});
+// Which stage driver thread this is (for traces): numbered as they first run a stage.
+thread_local int t_worker = -1;
+
+uint64_t thread_minor_faults() {
+  struct rusage ru {};
+  return ::getrusage(RUSAGE_THREAD, &ru) == 0 ? uint64_t(ru.ru_minflt) : 0;
+}
+
+uint64_t mem_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string name;
+  uint64_t kb = 0;
+  std::string unit;
+  while (meminfo >> name >> kb >> unit)
+    if (name == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+// One running stage's checkpoints: every thread of the stage (its driver and the pool helpers of
+// its loops) calls checkpoint(); one at a time asks the scheduler, and while the stage is paused
+// every thread of it that reaches a checkpoint waits.
+class StageRun : public std::enable_shared_from_this<StageRun> {
+ public:
+  StageRun(Scheduler& sched, const StageTicket& ticket) : sched_(sched), ticket_(ticket) {}
+
+  void checkpoint() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !asking_ && !paused_; });
+    asking_ = true;
+    resumed_early_ = false;
+    lock.unlock();
+    auto self = shared_from_this();
+    const bool go = sched_.checkpoint(ticket_, [self] { self->resume(); });
+    lock.lock();
+    asking_ = false;
+    if (!go && !resumed_early_) {
+      paused_ = true;
+      paused_since_ = Clock::now();
+      cv_.wait(lock, [&] { return !paused_; });
+    }
+    cv_.notify_all();
+  }
+  std::chrono::nanoseconds paused() {
+    std::lock_guard lock(mu_);
+    return paused_total_;
   }
 
  private:
+  void resume() {
+    std::lock_guard lock(mu_);
+    if (asking_) {
+      resumed_early_ = true;  // before checkpoint() returned false: do not pause at all
+    } else if (paused_) {
+      paused_ = false;
+      paused_total_ += Clock::now() - paused_since_;
+    }
+    cv_.notify_all();
+  }
+
   Scheduler& sched_;
-  const Backend& backend_;
-  JobId job_;
-  ProofOutput& out_;
+  const StageTicket ticket_;
   std::mutex mu_;
+  std::condition_variable cv_;
+  bool asking_ = false, paused_ = false, resumed_early_ = false;
+  Clock::time_point paused_since_;
+  std::chrono::nanoseconds paused_total_{0};
 };
 
-uint32_t read_u32(const std::byte* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
+// "proof 7: stage msm_g1 (C): ..." with the exit code of what was thrown.
+std::exception_ptr name_failure(std::exception_ptr error, JobId job, const NodeSpec& node) {
+  constexpr const char* kBasis[] = {"A", "B1", "C", "H"};
+  const std::string where = fmt::format("proof {}: stage {}{}", job, stage_name(node.stage),
+                                        node.stage == Stage::msm_g1
+                                            ? fmt::format(" ({})", kBasis[static_cast<int>(node.basis)])
+                                            : "");
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    return error;  // the host's one line for out of memory says what to do
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::bad_input) return std::make_exception_ptr(InputError(where + ": " + e.what()));
+    return std::make_exception_ptr(FailedError(where + ": " + e.what()));
+  } catch (const std::exception& e) {
+    return std::make_exception_ptr(FailedError(where + ": " + e.what()));
+  } catch (...) {
+    return std::make_exception_ptr(FailedError(where + ": unknown exception"));
+  }
 }
 
 }  // namespace
 
-// Record numbers of section 4 bucketed by row: A rows [0, n), B rows [n, 2n). Built once per key
-// with a counting sort, so a thread owns whole rows and never races on a[row] or b[row].
-struct Prover::RowIndex {
-  std::vector<uint32_t> row_start;  // 2n + 1 offsets into records
-  std::vector<uint32_t> records;
+// One proof in the engine. Held by shared_ptr by every task of it, so its buffers live as long as
+// the last task that can touch them.
+struct Job {
+  enum class NodeState : uint8_t { waiting, asked, done, skipped };
+
+  JobId id = 0;
+  std::shared_ptr<ResidentKey> key;
+  WitnessSource source;
+  ProveOptions options;
+  uint64_t bytes = 0;  // admission estimate
+  std::promise<ProofOutput> promise;
+
+  // Under mu: the graph's progress.
+  std::mutex mu;
+  std::array<NodeState, kNodes> state{};
+  uint16_t done_mask = 0;
+  unsigned active = 0;  // nodes asked of the scheduler and not yet ended
+  bool failed = false, lane_asked = false, has_lane = false, lane_returned = false, finished = false;
+  Lane lane = 0;
+  std::exception_ptr error;
+  ProofOutput out;
+
+  // Written by stage bodies; the graph's dependencies order every write before its reads.
+  std::shared_ptr<const Witness> witness;
+  std::shared_ptr<const RowIndex> index;
+  std::unique_ptr<FrBuffer> a, b, c;
+  ProofPoints points;
 };
 
-namespace {
+struct Prover::Impl {
+  Impl(EngineParts p, EngineOptions o)
+      : parts(std::move(p)),
+        options(std::move(o)),
+        jobs(std::clamp(options.jobs_in_flight, 1u, kMaxJobsInFlight)),
+        budget(options.memory_budget_bytes ? options.memory_budget_bytes : mem_available_bytes() / 4 * 3) {
+    const unsigned lanes = parts.backend->info().lanes;
+    if (lanes == 0) throw FailedError("backend declares no lanes: it cannot run a proof");
+    for (unsigned l = 0; l < lanes; ++l) {
+      strands.push_back(asio::make_strand(drivers.get_executor()));
+      free_lanes.push_back(lanes - 1 - l);
+    }
+    // Each proof runs at most three stage bodies at once (synthesize, msm_g2 and one on its
+    // lane's strand), so 3 per proof in flight means an admitted stage never waits for a thread
+    // behind stages that are paused.
+    const unsigned threads = 3 * jobs + 1;
+    for (unsigned t = 0; t < threads; ++t) {
+      try {
+        driver_threads.emplace_back([this] { drivers.run(); });
+      } catch (const std::system_error& e) {
+        stop_drivers();  // the destructor does not run for a constructor that throws
+        throw InputError(fmt::format("[pipeline] jobs_in_flight (or bench --jobs) {}: the system refused to start "
+                                     "stage driver thread {} of {}: {} (lower it, or raise the limit on processes "
+                                     "and threads: ulimit -u, the cgroup's pids.max)",
+                                     jobs, t + 1, threads, e.code().message()));
+      }
+    }
+  }
+  ~Impl() {
+    std::unique_lock lock(mu);
+    idle.wait(lock, [&] { return unfinished == 0; });
+    lock.unlock();
+    stop_drivers();
+  }
+  void stop_drivers() {
+    work.reset();  // run() returns once the last handler is done
+    for (auto& t : driver_threads) t.join();
+    driver_threads.clear();
+  }
 
-std::shared_ptr<Prover::RowIndex> build_row_index(const ProvingKey& key) {
-  auto index = std::make_shared<Prover::RowIndex>();
-  const size_t rows = 2 * size_t(key.domain_size), record = 12 + key.n8r;
-  index->row_start.assign(rows + 1, 0);
-  const std::byte* p = key.coeffs.data();
-  auto slot = [&](uint32_t i) {
-    const std::byte* r = p + size_t(i) * record;
-    return size_t(read_u32(r)) * key.domain_size + read_u32(r + 4);
-  };
-  for (uint32_t i = 0; i < key.n_coeffs; ++i) ++index->row_start[slot(i) + 1];
-  for (size_t r = 0; r < rows; ++r) index->row_start[r + 1] += index->row_start[r];
-  index->records.resize(key.n_coeffs);
-  std::vector<uint32_t> fill(index->row_start.begin(), index->row_start.end() - 1);
-  for (uint32_t i = 0; i < key.n_coeffs; ++i) index->records[fill[slot(i)]++] = i;
+  // --- proofs in flight
+  void submit(std::shared_ptr<Job> job) {
+    std::vector<std::shared_ptr<Job>> start;
+    {
+      std::lock_guard lock(mu);
+      queue.push_back(std::move(job));
+      ++unfinished;
+      start = take_startable_locked();
+    }
+    for (auto& j : start) asio::post(drivers, [this, j] { advance(j); });
+  }
+  std::vector<std::shared_ptr<Job>> take_startable_locked() {
+    std::vector<std::shared_ptr<Job>> start;
+    while (!queue.empty() && in_flight < jobs && (in_flight == 0 || bytes_in_flight + queue.front()->bytes <= budget)) {
+      auto j = std::move(queue.front());
+      queue.pop_front();
+      ++in_flight;
+      bytes_in_flight += j->bytes;
+      j->out.started_at = Clock::now();
+      start.push_back(std::move(j));
+    }
+    return start;
+  }
+  void job_ended(const std::shared_ptr<Job>& job) {
+    std::vector<std::shared_ptr<Job>> start;
+    {
+      std::lock_guard lock(mu);
+      --in_flight;
+      bytes_in_flight -= job->bytes;
+      start = take_startable_locked();
+      for (auto& j : start) asio::post(drivers, [this, j] { advance(j); });
+      --unfinished;  // last: the destructor may run once it is 0 and the lock is free
+      idle.notify_all();
+    }
+  }
+
+  // --- lanes: a proof holds one from its first backend call to its last
+  void acquire_lane(std::function<void(Lane)> granted) {
+    std::unique_lock lock(mu);
+    if (free_lanes.empty()) return lane_waiters.push_back(std::move(granted));
+    const Lane lane = free_lanes.back();
+    free_lanes.pop_back();
+    lock.unlock();
+    granted(lane);
+  }
+  void return_lane(Lane lane) {
+    std::unique_lock lock(mu);
+    if (lane_waiters.empty()) return free_lanes.push_back(lane);
+    auto next = std::move(lane_waiters.front());
+    lane_waiters.pop_front();
+    lock.unlock();
+    next(lane);
+  }
+
+  // --- the graph of one proof
+  void advance(const std::shared_ptr<Job>& job);
+  void announce(const std::shared_ptr<Job>& job, Node node);
+  void run_node(const std::shared_ptr<Job>& job, Node node, const StageTicket& ticket, Clock::time_point admitted_at);
+  void run_body(Job& job, Node node, const Checkpoint& checkpoint, StageRecord& record);
+  void node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record, std::exception_ptr error);
+  uint64_t declared_bytes(const ProvingKey& key, Node node) const;
+  ResourceClass resource_of(Node node) const {
+    return kGraph[node].needs_lane ? parts.backend->resource(kGraph[node].stage) : default_resource(kGraph[node].stage);
+  }
+  bool on_strand(Node node) const {  // msm_g2 on the host pool overlaps the lane's other calls
+    return kGraph[node].needs_lane && (node != kMsmG2 || resource_of(node) == ResourceClass::device);
+  }
+
+  std::shared_ptr<const RowIndex> row_index(const ProvingKey& key, const std::shared_ptr<const ProvingKey>& owner);
+
+  EngineParts parts;
+  EngineOptions options;
+  const unsigned jobs;
+  const uint64_t budget;
+  std::atomic<JobId> next_job{1};
+  std::atomic<int> next_worker{0};
+
+  std::mutex mu;  // queue, in-flight counts, lanes
+  std::condition_variable idle;
+  std::deque<std::shared_ptr<Job>> queue;
+  unsigned in_flight = 0;
+  uint64_t bytes_in_flight = 0;
+  size_t unfinished = 0;
+  std::vector<Lane> free_lanes;
+  std::deque<std::function<void(Lane)>> lane_waiters;
+
+  std::mutex index_mu;
+  std::map<const ProvingKey*, std::pair<std::weak_ptr<const ProvingKey>, std::shared_ptr<const RowIndex>>> indexes;
+
+  asio::io_context drivers;  // the stage drivers' queue; its threads are joined before the rest goes
+  asio::executor_work_guard<asio::io_context::executor_type> work{drivers.get_executor()};
+  std::vector<asio::strand<asio::io_context::executor_type>> strands;  // one per backend lane
+  std::vector<std::thread> driver_threads;
+};
+
+// Asks the scheduler for every node whose dependencies are met; after a failure, skips what has
+// not been asked yet and runs release once nothing else is active; ends the proof after release.
+void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
+  std::vector<Node> ask;
+  bool want_lane = false, give_back_lane = false, finish = false;
+  {
+    std::lock_guard lock(job->mu);
+    if (job->finished) return;
+    for (int n = 0; n < kNodes; ++n) {
+      const Node node = static_cast<Node>(n);
+      if (job->state[n] != Job::NodeState::waiting) continue;
+      if (job->failed) {
+        if (node == kRelease) continue;  // decided below
+        job->state[n] = Job::NodeState::skipped;
+        continue;
+      }
+      if ((job->done_mask & kGraph[n].deps) != kGraph[n].deps) continue;
+      if (kGraph[n].needs_lane && !job->has_lane) {
+        if (!job->lane_asked) want_lane = job->lane_asked = true;
+        continue;
+      }
+      job->state[n] = Job::NodeState::asked;
+      ++job->active;
+      ask.push_back(node);
+    }
+    if (job->failed && job->active == 0 && job->state[kRelease] == Job::NodeState::waiting) {
+      job->state[kRelease] = Job::NodeState::asked;  // a failed proof still gives its buffers back
+      ++job->active;
+      ask.push_back(kRelease);
+    }
+    bool lane_work_left = false;
+    for (int n = 0; n < kNodes; ++n)
+      lane_work_left |= (kLaneNodes & bit(Node(n))) && (job->state[n] == Job::NodeState::waiting ||
+                                                        job->state[n] == Job::NodeState::asked);
+    if (job->has_lane && !job->lane_returned && !lane_work_left) give_back_lane = job->lane_returned = true;
+    const bool lane_pending = job->lane_asked && !job->has_lane;
+    if (job->state[kRelease] == Job::NodeState::done && job->active == 0 && !lane_pending && !job->finished) {
+      finish = job->finished = true;
+      if (job->has_lane && !job->lane_returned) give_back_lane = job->lane_returned = true;
+    }
+  }
+  if (give_back_lane) return_lane(job->lane);
+  if (want_lane)
+    acquire_lane([this, job](Lane lane) {
+      {
+        std::lock_guard lock(job->mu);
+        job->lane = lane;
+        job->has_lane = true;
+      }
+      asio::post(drivers, [this, job] { advance(job); });
+    });
+  for (Node node : ask) announce(job, node);
+  if (!finish) return;
+  job->out.ended_at = Clock::now();
+  job->witness.reset();
+  // [host] verify_proofs: a proof that does not verify against its key fails its job, never returned.
+  if (!job->error && parts.verify_proofs) {
+    try {
+      check_proof_output(job->key->key(), job->out, parts.log.get());
+    } catch (...) {
+      job->error = std::current_exception();
+    }
+  }
+  if (job->error) job->promise.set_exception(job->error);
+  else job->promise.set_value(std::move(job->out));
+  job_ended(job);
+}
+
+void Prover::Impl::announce(const std::shared_ptr<Job>& job, Node node) {
+  const NodeSpec& spec = kGraph[node];
+  StageTicket ticket;
+  ticket.job = job->id;
+  ticket.stage = spec.stage;
+  ticket.cls = resource_of(node);
+  ticket.bytes = declared_bytes(job->key->key(), node);
+  ticket.priority = node == kMsmG2 ? 1 : 0;  // synthesis yields to the G2 MSM under a budget
+  ticket.part = spec.stage == Stage::msm_g1 ? static_cast<uint8_t>(spec.basis) : 0;
+  const auto admitted_at = Clock::now();
+  parts.scheduler->admit(ticket, [this, job, node, ticket, admitted_at] {
+    auto body = [this, job, node, ticket, admitted_at] { run_node(job, node, ticket, admitted_at); };
+    if (on_strand(node)) asio::post(strands[job->lane], std::move(body));
+    else asio::post(drivers, std::move(body));
+  });
+}
+
+void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const StageTicket& ticket,
+                            Clock::time_point admitted_at) {
+  if (t_worker < 0) t_worker = next_worker++;
+  const NodeSpec& spec = kGraph[node];
+  StageRecord record;
+  record.stage = spec.stage;
+  record.part = ticket.part;
+  record.admitted_at = admitted_at;
+  record.started_at = Clock::now();
+  record.bytes = ticket.bytes;
+  record.worker = t_worker;
+  record.thread = size_t(t_worker);
+  record.lane = spec.needs_lane ? int(job->lane) : -1;
+  bool skip;
+  {
+    std::lock_guard lock(job->mu);
+    skip = job->failed && node != kRelease;
+  }
+  std::exception_ptr error;
+  auto run = std::make_shared<StageRun>(*parts.scheduler, ticket);
+  const uint64_t faults_before = thread_minor_faults();
+  if (!skip) {
+    try {
+      if (options.before_stage) options.before_stage(job->id, spec.stage, ticket.part);
+      const Checkpoint checkpoint = [run] { run->checkpoint(); };
+      run_body(*job, node, checkpoint, record);
+    } catch (...) {
+      error = name_failure(std::current_exception(), job->id, spec);
+    }
+  }
+  record.ended_at = Clock::now();
+  record.paused = run->paused();
+  record.minor_faults = thread_minor_faults() - faults_before;
+  record.failed = skip || error;
+  StageStats stats;
+  stats.started_at = record.started_at;
+  stats.ended_at = record.ended_at;
+  stats.queued = record.started_at - record.admitted_at;
+  stats.paused = record.paused;
+  stats.run = (record.ended_at - record.started_at) - record.paused;
+  stats.bytes = ticket.bytes;
+  stats.minor_faults = record.minor_faults;
+  stats.failed = record.failed;
+  parts.scheduler->finished(ticket, stats);
+  node_ended(job, node, std::move(record), error);
+}
+
+void Prover::Impl::run_body(Job& job, Node node, const Checkpoint& checkpoint, StageRecord& record) {
+  const ProvingKey& key = job.key->key();
+  ResidentKey& rk = *job.key;
+  Backend& backend = *parts.backend;
+  const size_t n = key.domain_size;
+  switch (node) {
+    case kLoad: {
+      job.witness = job.source();
+      if (!job.witness) throw FailedError("no witness");
+      check_witness_matches(key, *job.witness);
+      job.index = row_index(key, nullptr);
+      Allocator& abc = parts.staging ? *parts.staging : *parts.allocator;  // the backend copies them
+      job.a = std::make_unique<FrBuffer>(abc, n, Usage::abc);
+      job.b = std::make_unique<FrBuffer>(abc, n, Usage::abc);
+      job.c = std::make_unique<FrBuffer>(abc, n, Usage::abc);
+      return;
+    }
+    case kSynthesize:
+      return synthesize(key, *job.index, *job.witness, job.a->span(), job.b->span(), job.c->span(), *parts.pool,
+                        checkpoint);
+    case kComputeH: {
+      const ThreadPool::Urgent urgent;  // the H MSM waits for it: ahead of the other MSMs' loops
+      return backend.compute_h(rk, job.lane, job.a->span(), job.b->span(), job.c->span(), checkpoint);
+    }
+    case kMsmG2: job.points.b2 = backend.msm_g2(rk, job.lane, job.witness->values, checkpoint); return;
+    case kMsmA: job.points.a = backend.msm_g1(rk, job.lane, Basis::A, job.witness->values, checkpoint); return;
+    case kMsmB1: job.points.b1 = backend.msm_g1(rk, job.lane, Basis::B1, job.witness->values, checkpoint); return;
+    case kMsmC: {
+      const std::span<const Fr256> private_wires = std::span<const Fr256>(job.witness->values).subspan(key.n_public + 1);
+      job.points.c = backend.msm_g1(rk, job.lane, Basis::C, private_wires, checkpoint);
+      return;
+    }
+    case kMsmH:
+      job.points.h = backend.msm_g1(rk, job.lane, Basis::H, std::span<const Fr256>(job.a->span()), checkpoint);
+      return;
+    case kAssemble: {
+      ProofJson json = assemble(key, job.points, *job.witness, job.options.zero_blinding);
+      std::lock_guard lock(job.mu);
+      job.out.proof_json = std::move(json.proof);
+      job.out.public_json = std::move(json.public_signals);
+      return;
+    }
+    case kRelease:
+      for (auto* buffer : {&job.a, &job.b, &job.c}) {
+        if (*buffer) record.bytes_released += (*buffer)->bytes();
+        buffer->reset();
+      }
+      return;
+    case kNodes: break;
+  }
+}
+
+void Prover::Impl::node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record,
+                              std::exception_ptr error) {
+  {
+    std::lock_guard lock(job->mu);
+    job->state[node] = Job::NodeState::done;
+    job->done_mask |= bit(node);
+    --job->active;
+    job->out.stage_time[static_cast<int>(record.stage)] += record.ended_at - record.admitted_at;
+    job->out.stages.push_back(std::move(record));
+    if (error && !job->failed) {
+      job->failed = true;
+      job->error = error;
+    }
+  }
+  advance(job);
+}
+
+uint64_t Prover::Impl::declared_bytes(const ProvingKey& key, Node node) const {
+  const uint64_t n = key.domain_size, abc = 3 * n * sizeof(Fr256), g1 = 2 * key.n8q, g2 = 4 * key.n8q;
+  switch (node) {
+    case kLoad: return abc + uint64_t(key.n_vars) * sizeof(Fr256);
+    case kSynthesize: return uint64_t(key.n_coeffs) * (12 + key.n8r) + abc;
+    case kComputeH: return abc;
+    case kMsmG2: return uint64_t(key.n_vars) * g2;
+    case kMsmA:
+    case kMsmB1: return uint64_t(key.n_vars) * g1;
+    case kMsmC: return uint64_t(key.n_vars - key.n_public - 1) * g1;
+    case kMsmH: return n * g1;
+    case kAssemble: return 0;
+    case kRelease: return abc;
+    case kNodes: break;
+  }
+  return 0;
+}
+
+std::shared_ptr<const RowIndex> Prover::Impl::row_index(const ProvingKey& key,
+                                                        const std::shared_ptr<const ProvingKey>& owner) {
+  std::lock_guard lock(index_mu);
+  for (auto it = indexes.begin(); it != indexes.end();)  // forget keys nobody holds any more
+    it = it->second.first.expired() ? indexes.erase(it) : std::next(it);
+  auto it = indexes.find(&key);
+  if (it != indexes.end()) return it->second.second;
+  std::shared_ptr<const RowIndex> index = build_row_index(key);
+  if (owner) indexes[&key] = {owner, index};  // a key not loaded through load_key is not cached
   return index;
 }
 
-// a = A·w, b = B·w over section 4, c = a∘b. Coefficients are stored as v·R² and the witness is
-// standard, so one Montgomery product yields v·w in Montgomery form (spec §5.3).
-template <class Fr>
-void synthesize(const ProvingKey& key, const Prover::RowIndex& index, const Witness& w, std::span<Fr256> a,
-                std::span<Fr256> b, std::span<Fr256> c, ThreadPool& pool, const Checkpoint& checkpoint) {
-  const size_t n = key.domain_size, record = 12 + key.n8r;
-  auto* fa = reinterpret_cast<Fr*>(a.data());
-  auto* fb = reinterpret_cast<Fr*>(b.data());
-  auto* fc = reinterpret_cast<Fr*>(c.data());
-  const std::byte* base = key.coeffs.data();
-  constexpr size_t chunk = 1 << 13;  // rows per task
-  constexpr uint32_t kAhead = 8;
-  const size_t records = index.records.size();
-  pool.parallel_for((n + chunk - 1) / chunk, [&](size_t ch) {
-    if (checkpoint) checkpoint();
-    for (size_t row = ch * chunk, end = std::min(n, row + chunk); row < end; ++row) {
-      Fr sums[2];
-      for (int m = 0; m < 2; ++m) {
-        const size_t slot = m * n + row;
-        for (uint32_t k = index.row_start[slot]; k < index.row_start[slot + 1]; ++k) {
-          // The witness is read at random (tens of MB at 2^20): fetch a few coefficients ahead,
-          // the record two steps before its witness value.
-          if (k + 2 * kAhead < records) __builtin_prefetch(base + size_t(index.records[k + 2 * kAhead]) * record);
-          if (k + kAhead < records)
-            __builtin_prefetch(&w.values[read_u32(base + size_t(index.records[k + kAhead]) * record + 8)]);
-          const std::byte* r = base + size_t(index.records[k]) * record;
-          Fr coef;
-          std::memcpy(coef.v.data(), r + 12, sizeof(Fr256));
-          sums[m] += coef * Fr::from_mont(w.values[read_u32(r + 8)]);
-        }
-      }
-      fa[row] = sums[0];
-      fb[row] = sums[1];
-      fc[row] = sums[0] * sums[1];
-    }
-  });
-}
-
-// Uniform in [0, r) from the OS CSPRNG (std::random_device reads getrandom/urandom on Linux).
-template <class Fr>
-Fr256 random_scalar() {
-  std::random_device rd;
-  const size_t bits = limbs_bit_length(Fr::P);
-  for (;;) {
-    Fr256 k;
-    for (auto& l : k) l = (uint64_t(rd()) << 32) | rd();
-    k[3] &= (uint64_t(1) << (bits - 192)) - 1;
-    if (!limbs_geq(k, Fr::P)) return k;
-  }
-}
-
-template <class F>
-std::string dec(const F& f) { return f.to_decimal(); }
-
-template <class Group>
-nlohmann::ordered_json g1_json(const Jacobian<Group>& p) {
-  auto a = p.to_affine();
-  if (a.is_identity()) return nlohmann::ordered_json::array({"0", "1", "0"});
-  return nlohmann::ordered_json::array({dec(a.x), dec(a.y), "1"});
-}
-
-template <class Group>
-nlohmann::ordered_json g2_json(const Jacobian<Group>& p) {
-  auto a = p.to_affine();
-  using J = nlohmann::ordered_json;
-  // J::array: brace lists of 2-element lists would otherwise become JSON objects.
-  if (a.is_identity()) return J::array({J::array({"0", "0"}), J::array({"1", "0"}), J::array({"0", "0"})});
-  return J::array({J::array({dec(a.x.c0), dec(a.x.c1)}), J::array({dec(a.y.c0), dec(a.y.c1)}), J::array({"1", "0"})});
-}
-
-// Holds one of the backend's lanes for the life of a proof's backend work.
-class LeasedLane {
- public:
-  explicit LeasedLane(Prover::Lanes& lanes) : lanes_(lanes), lane_(lanes.acquire()) {}
-  ~LeasedLane() { lanes_.release(lane_); }
-  LeasedLane(const LeasedLane&) = delete;
-  LeasedLane& operator=(const LeasedLane&) = delete;
-  Lane lane() const { return lane_; }
-
- private:
-  Prover::Lanes& lanes_;
-  Lane lane_;
-};
-
-template <class Curve>
-ProofOutput prove_on(const EngineParts& parts, Prover::Lanes& lanes, ResidentKey& rk, const Prover::RowIndex& index,
-                     const Witness& w, const ProveOptions& opt, JobId job) {
-  using Fr = typename Curve::Fr;
-  using G1 = typename Curve::G1;
-  using G2 = typename Curve::G2;
-  using J1 = Jacobian<G1>;
-  using J2 = Jacobian<G2>;
-  const ProvingKey& key = rk.key();
-  const size_t n = key.domain_size;
-  ProofOutput out;
-  out.job = job;
-  StageRunner stage(*parts.scheduler, *parts.backend, job, out);
-  Backend& backend = *parts.backend;
-
-  const std::span<const Fr256> wit(w.values);
-  PointBytes pa, pb1, pc, ph, pb2;
-  const uint64_t g1_bytes = 2 * key.n8q, g2_bytes = 4 * key.n8q;
-  std::unique_ptr<FrBuffer> a, b, c;
-  Allocator& abc_allocator = parts.staging ? *parts.staging : *parts.allocator;  // the backend copies them
-  stage.run(Stage::load, 3 * n * sizeof(Fr256), [&](const Checkpoint&) {
-    a = std::make_unique<FrBuffer>(abc_allocator, n, Usage::abc);
-    b = std::make_unique<FrBuffer>(abc_allocator, n, Usage::abc);
-    c = std::make_unique<FrBuffer>(abc_allocator, n, Usage::abc);
-  });
-  const LeasedLane leased(lanes);
-  const Lane lane = leased.lane();
-  // B2 needs only the witness: its G2 MSM (the largest) overlaps synthesis, H and the G1 MSMs as
-  // one pool task, so the proof keeps exactly the pool's threads busy (a thread of its own
-  // oversubscribed the cores: ~20% more CPU time on 2 cores). Whoever claims it first runs it: a
-  // pool worker, or this thread once the G1 work is done (so a pool without workers works too).
-  struct G2Task {
-    std::atomic<bool> claimed{false};
-    std::promise<void> done;
-  };
-  auto g2_task = std::make_shared<G2Task>();
-  auto g2_done = g2_task->done.get_future();
-  auto run_g2 = [&, g2_task] {
-    if (g2_task->claimed.exchange(true)) return;  // only g2_task is touched once claimed elsewhere
-    try {
-      stage.run(Stage::msm_g2, uint64_t(key.n_vars) * g2_bytes,
-                [&](const Checkpoint& cp) { pb2 = backend.msm_g2(rk, lane, wit, cp); });
-      g2_task->done.set_value();
-    } catch (...) {
-      g2_task->done.set_exception(std::current_exception());
-    }
-  };
-  parts.pool->submit(run_g2);
-  // On every way out of this frame the G2 task has either not started or finished: it refers to
-  // the frame (a stage that threw while the G2 MSM ran left it writing into freed stack; found by
-  // fault injection, tests/integration/fault_injection.sh). Unstarted, it is claimed here, and the
-  // queued copy then returns at once, touching only its shared G2Task.
-  struct JoinG2 {
-    G2Task& task;
-    std::future<void>& done;
-    ~JoinG2() {
-      if (task.claimed.exchange(true) && done.valid()) done.wait();
-    }
-  } join_g2{*g2_task, g2_done};
-  stage.run(Stage::synthesize, uint64_t(key.n_coeffs) * (12 + key.n8r) + 3 * n * sizeof(Fr256),
-            [&](const Checkpoint& cp) { synthesize<Fr>(key, index, w, a->span(), b->span(), c->span(), *parts.pool, cp); });
-  stage.run(Stage::compute_h, 3 * n * sizeof(Fr256), [&](const Checkpoint& cp) {
-    const ThreadPool::Urgent urgent;  // the H MSM waits for it: ahead of the other MSMs' loops
-    backend.compute_h(rk, lane, a->span(), b->span(), c->span(), cp);
-  });
-  stage.run(Stage::msm_g1, (3ull * key.n_vars + n) * g1_bytes, [&](const Checkpoint& cp) {
-    pa = backend.msm_g1(rk, lane, Basis::A, wit, cp);
-    pb1 = backend.msm_g1(rk, lane, Basis::B1, wit, cp);
-    pc = backend.msm_g1(rk, lane, Basis::C, wit.subspan(key.n_public + 1), cp);
-    ph = backend.msm_g1(rk, lane, Basis::H, std::span<const Fr256>(a->span()), cp);
-  });
-  run_g2();
-  g2_done.get();  // rethrows what the G2 MSM threw
-
-  stage.run(Stage::assemble, 0, [&](const Checkpoint&) {
-    auto g1 = [](std::span<const std::byte> s) { return J1::from(decode_point<G1>(s.data())); };
-    auto g2 = [](std::span<const std::byte> s) { return J2::from(decode_point<G2>(s.data())); };
-    Fr256 r{}, s{};
-    if (!opt.zero_blinding) r = random_scalar<Fr>(), s = random_scalar<Fr>();
-    const Fr256 rs = (Fr::from_std(r) * Fr::from_std(s)).to_std();
-    const J1 delta1 = g1(key.delta1);
-    // Spec §6.6.
-    J1 pi_a = g1(key.alpha1) + g1(pa.data) + delta1.mul(r);
-    J2 pi_b = g2(key.beta2) + g2(pb2.data) + g2(key.delta2).mul(s);
-    J1 b1 = g1(key.beta1) + g1(pb1.data) + delta1.mul(s);
-    J1 pi_c = g1(pc.data) + g1(ph.data) + pi_a.mul(s) + b1.mul(r) - delta1.mul(rs);
-
-    nlohmann::ordered_json proof;
-    proof["pi_a"] = g1_json(pi_a);
-    proof["pi_b"] = g2_json(pi_b);
-    proof["pi_c"] = g1_json(pi_c);
-    proof["protocol"] = "groth16";
-    proof["curve"] = std::string(Curve::json_name);
-    out.proof_json = proof.dump(1);
-    nlohmann::json pub = nlohmann::json::array();
-    for (uint32_t i = 1; i <= key.n_public; ++i) pub.push_back(limbs_to_decimal(w.values[i]));
-    out.public_json = pub.dump(1);
-  });
-  stage.run(Stage::release, 3 * n * sizeof(Fr256), [&](const Checkpoint&) {
-    a.reset();
-    b.reset();
-    c.reset();
-  });
-  return out;
-}
-
-}  // namespace
-
-Prover::Prover(EngineParts parts) : parts_(std::move(parts)) {
-  if (!parts_.backend || !parts_.allocator || !parts_.scheduler || !parts_.pool)
+Prover::Prover(EngineParts parts, EngineOptions options) {
+  if (!parts.backend || !parts.allocator || !parts.scheduler || !parts.pool)
     throw FailedError("prover needs a backend, an allocator, a scheduler and a thread pool");
-  const unsigned lanes = parts_.backend->info().lanes;
-  if (lanes == 0) throw FailedError("backend declares no lanes: it cannot run a proof");
-  lanes_ = std::make_unique<Lanes>(lanes);
+  impl_ = std::make_shared<Impl>(std::move(parts), std::move(options));
 }
 
-Prover::Lanes::Lanes(unsigned count) {
-  for (unsigned i = count; i-- > 0;) free_.push_back(i);
-}
+Prover::~Prover() = default;  // Impl's destructor waits for every proof, then joins the drivers
 
-Lane Prover::Lanes::acquire() {
-  std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return !free_.empty(); });
-  const Lane lane = free_.back();
-  free_.pop_back();
-  return lane;
-}
+const EngineParts& Prover::parts() const { return impl_->parts; }
+unsigned Prover::jobs_in_flight() const { return impl_->jobs; }
+uint64_t Prover::memory_budget_bytes() const { return impl_->budget; }
 
-void Prover::Lanes::release(Lane lane) {
-  {
-    std::lock_guard lock(mu_);
-    free_.push_back(lane);
-  }
-  cv_.notify_one();
+uint64_t Prover::proof_bytes(const ProvingKey& key) {
+  const uint64_t n = key.domain_size, vars = key.n_vars;
+  // a, b, c and the witness, plus the scratch of the largest MSM in flight (window digits, GLV
+  // images and buckets: about 160 bytes per point, measured from the cpu kernels' allocations).
+  return 3 * n * sizeof(Fr256) + vars * sizeof(Fr256) + std::max(n, vars) * 160;
 }
-
-Prover::~Prover() = default;
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
   auto key = read_zkey(zkey_path);
-  if (parts_.check_key_subgroups) check_key_subgroups(*key, *parts_.pool);
-  row_index(*key, key);
-  return parts_.backend->load(key);
+  if (impl_->parts.check_key_subgroups) check_key_subgroups(*key, *impl_->parts.pool);
+  impl_->row_index(*key, key);
+  return impl_->parts.backend->load(key);
 }
 
-std::shared_ptr<const Prover::RowIndex> Prover::row_index(const ProvingKey& key,
-                                                          const std::shared_ptr<const ProvingKey>& owner) {
-  std::lock_guard lock(index_mu_);
-  for (auto it = indexes_.begin(); it != indexes_.end();)  // forget keys nobody holds any more
-    it = it->second.first.expired() ? indexes_.erase(it) : std::next(it);
-  auto it = indexes_.find(&key);
-  if (it != indexes_.end()) return it->second.second;
-  std::shared_ptr<const RowIndex> index = build_row_index(key);
-  if (owner) indexes_[&key] = {owner, index};  // a key not loaded through load_key is not cached
-  return index;
+std::future<ProofOutput> Prover::submit(std::shared_ptr<ResidentKey> key, WitnessSource witness,
+                                        const ProveOptions& options) {
+  auto job = std::make_shared<Job>();
+  job->id = impl_->next_job++;
+  job->bytes = proof_bytes(key->key());
+  job->key = std::move(key);
+  job->source = std::move(witness);
+  job->options = options;
+  job->out.job = job->id;
+  job->out.submitted_at = Clock::now();
+  auto future = job->promise.get_future();
+  impl_->submit(std::move(job));
+  return future;
 }
 
 ProofOutput Prover::prove(ResidentKey& key, const Witness& witness, const ProveOptions& options) {
   check_witness_matches(key.key(), witness);
-  JobId job = next_job_++;
-  const auto index = row_index(key.key(), nullptr);
-  ProofOutput out = with_curve(key.key().curve, [&](auto curve) {
-    return prove_on<decltype(curve)>(parts_, *lanes_, key, *index, witness, options, job);
-  });
-  if (parts_.verify_proofs) check_proof_output(key.key(), out, parts_.log.get());
-  return out;
+  // Non-owning: this call waits for the proof, and the proof's tasks end before its future is set.
+  std::shared_ptr<ResidentKey> borrowed(&key, [](ResidentKey*) {});
+  std::shared_ptr<const Witness> borrowed_witness(&witness, [](const Witness*) {});
+  return submit(std::move(borrowed), [borrowed_witness] { return borrowed_witness; }, options).get();
 }
 
 }  // namespace pacer

@@ -293,59 +293,75 @@ std::string summary_json(const BenchRun& run) {
 }
 
 std::string trace_json(const BenchRun& run) {
-  struct Event {
-    const StageRecord* record;
-    JobId job;
-  };
-  std::vector<Event> events;
-  for (const ProofSample& proof : run.samples)
-    for (const StageRecord& r : proof.stages) events.push_back({&r, proof.job});
-  // Lanes numbered in order of first appearance in time, so the first busy thread is lane 1.
-  std::stable_sort(events.begin(), events.end(),
-                   [](const Event& a, const Event& b) { return a.record->admitted_at < b.record->admitted_at; });
-  std::map<size_t, int> lane_of_thread;
-  for (const Event& e : events) lane_of_thread.try_emplace(e.record->thread, static_cast<int>(lane_of_thread.size()) + 1);
-  const int lanes = static_cast<int>(lane_of_thread.size());
-
+  // Rows (tid) of pid 1: the engine's stage drivers, numbered as they first ran a stage, so every
+  // bar on a row ran on one thread and no two overlap. Admission waits go on pid 2, one row per
+  // proof: while a stage waits it holds no thread.
   json trace_events = json::array();
-  trace_events.push_back(json{{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", json{{"name", "pacer bench"}}}});
-  for (int lane = 1; lane <= lanes; ++lane)
+  trace_events.push_back(json{{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", json{{"name", "stage drivers"}}}});
+  trace_events.push_back(
+      json{{"name", "process_name"}, {"ph", "M"}, {"pid", 2}, {"args", json{{"name", "scheduler waits (per proof)"}}}});
+  std::map<int, bool> workers;
+  for (const ProofSample& proof : run.samples)
+    for (const StageRecord& r : proof.stages) workers[r.worker] = true;
+  for (const auto& [worker, _] : workers)
     trace_events.push_back(json{{"name", "thread_name"},
                                 {"ph", "M"},
                                 {"pid", 1},
-                                {"tid", lane},
-                                {"args", json{{"name", fmt::format("thread {}", lane)}}}});
-  for (const Event& e : events) {
-    const StageRecord& r = *e.record;
-    const int lane = lane_of_thread.at(r.thread);
-    const auto queued = r.started_at - r.admitted_at;
-    // The thread that waits for admission is the one that then runs the stage, so the wait sits
-    // on the same lane just before the stage and never overlaps it.
-    if (queued.count() > 0)
-      trace_events.push_back(json{{"name", "queued"},
-                                  {"cat", "queue"},
+                                {"tid", worker + 1},
+                                {"args", json{{"name", fmt::format("worker {}", worker)}}}});
+  for (const ProofSample& proof : run.samples) {
+    trace_events.push_back(json{{"name", "thread_name"},
+                                {"ph", "M"},
+                                {"pid", 2},
+                                {"tid", proof.job},
+                                {"args", json{{"name", fmt::format("proof {}", proof.job)}}}});
+    for (const StageRecord& r : proof.stages) {
+      const auto queued = r.started_at - r.admitted_at;
+      if (queued.count() > 0)
+        trace_events.push_back(json{{"name", "queued"},
+                                    {"cat", "queue"},
+                                    {"ph", "X"},
+                                    {"ts", micros_since(run.started_at, r.admitted_at)},
+                                    {"dur", micros(queued)},
+                                    {"pid", 2},
+                                    {"tid", proof.job},
+                                    {"args", json{{"job", proof.job}, {"stage", std::string(stage_name(r.stage))},
+                                                  {"part", r.part}, {"worker", r.worker}}}});
+      trace_events.push_back(json{{"name", std::string(stage_name(r.stage))},
+                                  {"cat", "stage"},
                                   {"ph", "X"},
-                                  {"ts", micros_since(run.started_at, r.admitted_at)},
-                                  {"dur", micros(queued)},
+                                  {"ts", micros_since(run.started_at, r.started_at)},
+                                  {"dur", micros(r.ended_at - r.started_at)},
                                   {"pid", 1},
-                                  {"tid", lane},
-                                  {"args", json{{"job", e.job}, {"stage", std::string(stage_name(r.stage))}}}});
-    trace_events.push_back(json{{"name", std::string(stage_name(r.stage))},
-                                {"cat", "stage"},
-                                {"ph", "X"},
-                                {"ts", micros_since(run.started_at, r.started_at)},
-                                {"dur", micros(r.ended_at - r.started_at)},
-                                {"pid", 1},
-                                {"tid", lane},
-                                {"args", json{{"job", e.job},
-                                              {"queued_us", micros(queued)},
-                                              {"paused_us", micros(r.paused)},
-                                              {"bytes", r.bytes}}}});
+                                  {"tid", r.worker + 1},
+                                  {"args", json{{"job", proof.job},
+                                                {"part", r.part},
+                                                {"worker", r.worker},
+                                                {"lane", r.lane},
+                                                {"queued_us", micros(queued)},
+                                                {"paused_us", micros(r.paused)},
+                                                {"bytes", r.bytes},
+                                                {"minor_faults", r.minor_faults},
+                                                {"bytes_released", r.bytes_released},
+                                                {"failed", r.failed}}}});
+    }
   }
   json trace;
   trace["traceEvents"] = std::move(trace_events);
   trace["displayTimeUnit"] = "ms";
-  trace["otherData"] = json{{"command", run.command}, {"date", run.date_utc}, {"hostname", run.machine.hostname}};
+  trace["otherData"] = json{{"command", run.command},
+                            {"date", run.date_utc},
+                            {"hostname", run.machine.hostname},
+                            {"proofs", run.proofs},
+                            {"jobs", run.jobs},
+                            {"backend", run.backend},
+                            {"allocator", run.allocator},
+                            {"scheduler", run.scheduler},
+                            {"cpu_pool_threads", run.cpu_pool_threads},
+                            {"domain_size", run.domain_size},
+                            {"wall_seconds", wall_seconds(run)},
+                            {"cpu_seconds", (run.usage_after.user_seconds - run.usage_before.user_seconds) +
+                                                (run.usage_after.system_seconds - run.usage_before.system_seconds)}};
   return trace.dump() + "\n";
 }
 

@@ -72,8 +72,9 @@ struct BenchRun {
 std::string format_table(const BenchRun& run);
 // The machine-readable summary: the table's numbers, in seconds and bytes.
 std::string summary_json(const BenchRun& run);
-// Chrome trace events: one "X" event (cat "stage") per stage per proof, plus one (cat "queue",
-// name "queued") per admission wait longer than zero; ts/dur in microseconds since started_at.
+// Chrome trace events: one "X" event (cat "stage", pid 1, a row per stage driver) per stage task
+// of every proof, plus one (cat "queue", name "queued", pid 2, a row per proof) per admission wait
+// longer than zero; ts/dur in microseconds since started_at. `pacer report` reads it back.
 std::string trace_json(const BenchRun& run);
 
 }  // namespace pacer::host

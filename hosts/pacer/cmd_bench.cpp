@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -105,48 +106,30 @@ class ProgressBar {
   std::thread thread_;  // last: started once everything it reads is initialised
 };
 
-// Proves `count` proofs on `jobs` threads; proof i uses witnesses[i % size]. Each thread claims
-// the next index from a shared counter, so one slow proof never delays the start of the others.
-// The first failure stops further claims and is rethrown once every thread has finished.
-// `samples` (count entries, or null for warm-up) receives proof i at index i.
-void run_proofs(Prover& prover, ResidentKey& key, const std::vector<Witness>& witnesses, size_t count, size_t jobs,
+// Proves `count` proofs through the engine (which keeps its jobs_in_flight of them running);
+// proof i uses witnesses[i % size]. Every proof is queued at once and waited for in order; the
+// first failure is rethrown once every proof has ended. `samples` (count entries, or null for
+// warm-up) receives proof i at index i.
+void run_proofs(Prover& prover, const std::shared_ptr<ResidentKey>& key,
+                const std::vector<std::shared_ptr<const Witness>>& witnesses, size_t count,
                 std::vector<ProofSample>* samples, std::atomic<size_t>& done) {
-  std::atomic<size_t> next_index{0};
-  std::atomic<bool> failed{false};
-  std::mutex error_mu;
+  std::vector<std::future<ProofOutput>> futures;
+  futures.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const auto witness = witnesses[i % witnesses.size()];
+    futures.push_back(prover.submit(key, [witness] { return witness; }));
+  }
   std::exception_ptr first_error;
-
-  auto worker = [&] {
-    while (!failed.load()) {
-      const size_t i = next_index.fetch_add(1);
-      if (i >= count) return;
-      try {
-        const size_t w = i % witnesses.size();
-        const auto started_at = BenchClock::now();
-        ProofOutput out = prover.prove(key, witnesses[w]);
-        const auto ended_at = BenchClock::now();
-        if (samples) (*samples)[i] = ProofSample{out.job, w, started_at, ended_at, std::move(out.stages)};
-        ++done;
-      } catch (...) {
-        std::lock_guard lock(error_mu);
-        if (!first_error) first_error = std::current_exception();
-        failed = true;
-      }
-    }
-  };
-  std::string refused;  // why the system refused a thread, if it did
-  {
-    std::vector<std::jthread> threads;  // joined on every way out of this block
+  for (size_t i = 0; i < count; ++i) {
     try {
-      for (size_t t = 0; t < std::min(jobs, count); ++t) threads.emplace_back(worker);
-    } catch (const std::system_error& e) {
-      refused = fmt::format("--jobs {}: the system refused to start thread {}: {} (lower --jobs, or raise the limit "
-                            "on processes and threads: ulimit -u, the cgroup's pids.max)",
-                            jobs, threads.size() + 1, e.code().message());
-      failed = true;  // the threads already started stop at their next proof
+      ProofOutput out = futures[i].get();
+      if (samples)
+        (*samples)[i] = ProofSample{out.job, i % witnesses.size(), out.started_at, out.ended_at, std::move(out.stages)};
+      ++done;
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
     }
   }
-  if (!refused.empty()) throw InputError(refused);
   if (first_error) std::rethrow_exception(first_error);
 }
 
@@ -166,8 +149,8 @@ std::string zkey_path(const Options& options, const Config& config) {
 int run_bench(const Options& options) {
   if (options.zkey.empty() == options.key_id.empty())
     throw InputError("bench: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)");
-  // Every proof keeps a sample and every job is an OS thread: bound both to what a run can hold.
-  constexpr int64_t kMaxProofs = 100'000'000, kMaxJobs = 4096;
+  // Every proof keeps a sample and a queued future; jobs are the engine's proofs in flight.
+  constexpr int64_t kMaxProofs = 100'000'000, kMaxJobs = kMaxJobsInFlight;
   if (options.proofs < 1 || options.proofs > kMaxProofs)
     throw InputError(fmt::format("bench: --proofs must be between 1 and {} (got {})", kMaxProofs, options.proofs));
   if (options.jobs < 1 || options.jobs > kMaxJobs)
@@ -179,7 +162,7 @@ int run_bench(const Options& options) {
                warmup = static_cast<size_t>(options.warmup);
   const Config config = load_config_or_defaults(options.config);
   const std::string zkey = zkey_path(options, config);
-  Engine engine(config, make_logger(config.host.log_level));
+  Engine engine(config, make_logger(config.host.log_level), RuntimeOptions{static_cast<unsigned>(jobs)});
   // Fail before the key load and the proofs, not after them.
   std::vector<NamedFile> inputs = config_input(options.config), outputs;
   inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
@@ -194,8 +177,9 @@ int run_bench(const Options& options) {
   run.machine = probe_machine();
 
   // Read once, up front: file reads must not be part of what is timed.
-  std::vector<Witness> witnesses;
-  for (const std::string& path : options.witnesses) witnesses.push_back(read_wtns(path, engine.witness_allocator()));
+  std::vector<std::shared_ptr<const Witness>> witnesses;
+  for (const std::string& path : options.witnesses)
+    witnesses.push_back(std::make_shared<const Witness>(read_wtns(path, engine.witness_allocator())));
 
   Prover& prover = engine.prover();
   const BackendInfo backend = prover.parts().backend->info();
@@ -211,7 +195,7 @@ int run_bench(const Options& options) {
   const std::shared_ptr<ResidentKey> key = prover.load_key(zkey);
   run.key_load = BenchClock::now() - key_start;
   const ProvingKey& pk = key->key();
-  for (const Witness& w : witnesses) check_witness_matches(pk, w);  // a bad one fails now, not mid-run
+  for (const auto& w : witnesses) check_witness_matches(pk, *w);  // a bad one fails now, not mid-run
   run.key_path = zkey;
   run.curve = std::string(curve_json_name(pk.curve));
   run.n_vars = pk.n_vars;
@@ -227,7 +211,7 @@ int run_bench(const Options& options) {
   if (warmup > 0) {
     std::atomic<size_t> warm_done{0};
     ProgressBar bar("warm-up", warm_done, warmup, BenchClock::now());
-    run_proofs(prover, *key, witnesses, warmup, jobs, nullptr, warm_done);
+    run_proofs(prover, key, witnesses, warmup, nullptr, warm_done);
   }
 
   run.samples.resize(proofs);
@@ -237,7 +221,7 @@ int run_bench(const Options& options) {
   {
     std::atomic<size_t> done{0};
     ProgressBar bar("proofs", done, proofs, run.started_at);
-    run_proofs(prover, *key, witnesses, proofs, jobs, &run.samples, done);
+    run_proofs(prover, key, witnesses, proofs, &run.samples, done);
   }
   run.ended_at = run.started_at;  // the last proof's end: thread joins are not proving time
   for (const ProofSample& s : run.samples) run.ended_at = std::max(run.ended_at, s.ended_at);

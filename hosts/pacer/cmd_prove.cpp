@@ -1,6 +1,9 @@
 // `pacer prove`: load a key once, prove every --witness with it, write proof/public JSON files.
 #include <chrono>
+#include <exception>
 #include <filesystem>
+#include <future>
+#include <memory>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -78,10 +81,28 @@ int run_prove(const Options& options) {
 
   ProveOptions prove_options;
   prove_options.zero_blinding = options.zero_blinding;
+  // Every proof goes to the engine at once; [pipeline] jobs_in_flight of them run together, and
+  // each reads its witness in its own load stage, so a long batch never holds them all.
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::future<ProofOutput>> proofs;
+  for (size_t i = 0; i < count; ++i)
+    proofs.push_back(engine.prover().submit(
+        key, [path = options.witnesses[i], allocator = engine.witness_allocator()] {
+          return std::make_shared<const Witness>(read_wtns(path, allocator));
+        },
+        prove_options));
+  // Outputs in order as proofs end; a failed proof fails the command, after the others are written.
+  std::exception_ptr first_error;
   for (size_t i = 0; i < count; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    const Witness witness = read_wtns(options.witnesses[i], engine.witness_allocator());
-    const ProofOutput out = engine.prover().prove(*key, witness, prove_options);
+    ProofOutput out;
+    try {
+      out = proofs[i].get();
+    } catch (const std::exception& e) {
+      // The first failure is the command's one error line; later ones are logged.
+      if (!first_error) first_error = std::current_exception();
+      else log->error("proof {}/{}: {}: {}", i + 1, count, options.witnesses[i], e.what());
+      continue;
+    }
     const std::string& proof_path = outputs[2 * i].path;
     const std::string& public_path = outputs[2 * i + 1].path;
     // Both complete before either is in place.
@@ -99,9 +120,11 @@ int run_prove(const Options& options) {
       stages += fmt::format("{}{} {}", stages.empty() ? "" : ", ", stage_name(static_cast<Stage>(s)),
                             human_duration(out.stage_time[s]));
     }
-    log->info("proof {}/{}: {} -> {}, {} in {} ({})", i + 1, count, options.witnesses[i], proof_path, public_path,
-              human_duration(std::chrono::steady_clock::now() - start), stages);
+    log->info("proof {}/{}: {} -> {}, {} in {} ({}; {} since the first was queued)", i + 1, count,
+              options.witnesses[i], proof_path, public_path, human_duration(out.ended_at - out.started_at), stages,
+              human_duration(out.ended_at - start));
   }
+  if (first_error) std::rethrow_exception(first_error);
   return 0;
 }
 

@@ -44,30 +44,6 @@ void write_text_file(const std::string& path, const std::string& text) {
   out.commit();
 }
 
-Engine::Engine(const Config& config, std::shared_ptr<spdlog::logger> log)
-    : config_(config),
-      log_(std::move(log)),
-      pool_(config.host.threads),
-      services_{log_, nullptr, nullptr, &pool_, config.pipeline.release},
-      registry_(PluginRegistry::search_path_for(config_)) {
-  // The allocator first: the scheduler and the backend may allocate through it from their factories.
-  allocator_ = registry_.create_allocator(config_.allocator.plugin, config_.allocator.params, services_);
-  services_.allocator = allocator_.get();
-  if (config_.staging)
-    staging_ = registry_.create_allocator(config_.staging->plugin, config_.staging->params, services_);
-  services_.staging = staging_ ? staging_.get() : allocator_.get();
-  scheduler_ = registry_.create_scheduler(config_.scheduler.plugin, config_.scheduler.params, services_);
-  backend_ = registry_.create_backend(config_.backend.plugin, config_.backend.params, services_);
-
-  const BackendInfo info = backend_->info();
-  log_->debug("engine: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} CPU threads; config {}",
-              config_.backend.plugin, fmt::join(info.devices, ", "), info.lanes, info.lanes == 1 ? "" : "s",
-              config_.allocator.plugin, config_.scheduler.plugin, pool_.size(), config_.source_name());
-
-  prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, staging_, scheduler_, &pool_, log_,
-                                                           config_.host.verify_proofs, config_.host.check_key_subgroups});
-}
-
 std::string human_duration(std::chrono::nanoseconds d) {
   const double ns = static_cast<double>(d.count());
   if (ns >= 1e9) return fmt::format("{:.2f} s", ns / 1e9);

@@ -13,6 +13,7 @@
 #include "pacer/host_services.hpp"
 #include "pacer/plugin_loader.hpp"
 #include "pacer/prover.hpp"
+#include "pacer/runtime.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace pacer::host {
@@ -42,7 +43,11 @@ Config load_config_or_defaults(const std::string& path);
 // {"--config", path} when a config file was given, for check_outputs(): no output may replace it.
 std::vector<NamedFile> config_input(const std::string& path);
 
-class Engine;
+// Everything a subcommand builds from a config (pacer/runtime.hpp): plugins, pool, engine. Every
+// subcommand builds one, so that every subcommand validates a config the same way: plugins that
+// exist and accept their params, and a pool the system lets it start.
+using Engine = pacer::Runtime;
+
 // pacer::check_outputs with the files this process runs from added to the inputs: the pacer
 // executable, the framework library and every plugin library on the search path (an output must
 // replace none of them either).
@@ -50,40 +55,6 @@ void check_outputs(const Engine& engine, std::vector<NamedFile> inputs, const st
 
 // Writes a small text output through a temporary file renamed into place (writers.hpp).
 void write_text_file(const std::string& path, const std::string& text);
-
-// Everything a subcommand builds from a config, in dependency order: logger, CPU pool,
-// HostServices, plugin registry, then allocator (which HostServices then lends to the others),
-// scheduler, backend, and the Prover over them. Members are declared in that order, so they are
-// destroyed backwards: plugin objects die before the services and pool they were lent.
-// Every subcommand builds one, so that every subcommand validates a config the same way: plugins
-// that exist and accept their params, and a pool the system lets it start.
-class Engine {
- public:
-  Engine(const Config& config, std::shared_ptr<spdlog::logger> log);
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
-
-  const Config& config() const { return config_; }
-  const std::shared_ptr<spdlog::logger>& log() const { return log_; }
-  Prover& prover() { return *prover_; }
-  const PluginRegistry& registry() const { return registry_; }
-  ThreadPool& pool() { return pool_; }
-  // What a witness is read into (Usage::witness): [staging] where configured, as the backend copies
-  // the witness to its device, else the [allocator].
-  Allocator* witness_allocator() { return services_.staging; }
-
- private:
-  Config config_;
-  std::shared_ptr<spdlog::logger> log_;
-  ThreadPool pool_;
-  HostServices services_;  // plugins keep a reference: Engine never moves
-  PluginRegistry registry_;
-  std::shared_ptr<Allocator> allocator_;
-  std::shared_ptr<Allocator> staging_;  // [staging], or null: the allocator serves staging too
-  std::shared_ptr<Scheduler> scheduler_;
-  std::shared_ptr<Backend> backend_;
-  std::unique_ptr<Prover> prover_;
-};
 
 // "1.23 s", "45 ms", "870 us": durations for people.
 std::string human_duration(std::chrono::nanoseconds d);

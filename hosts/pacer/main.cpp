@@ -19,7 +19,7 @@ int run(int argc, char** argv) {
   CLI::App app{"pacer: a plugin-based Groth16 prover (snarkjs-compatible zkey/wtns in, proof.json out)", "pacer"};
   app.set_version_flag("--version", PACER_VERSION);
   app.require_subcommand(1);
-  app.footer("Every subcommand takes --config FILE and --help. "
+  app.footer("Every subcommand takes --help, and all but report (which reads a trace) take --config FILE. "
              "Exit status: 0 ok, 1 a proof or check failed, 2 bad usage or bad input.");
 
   const std::vector<pacer::host::Subcommand> commands = {
@@ -30,6 +30,7 @@ int run(int argc, char** argv) {
       pacer::host::add_gen_circuit_command(app),
       pacer::host::add_bench_command(app),
       pacer::host::add_verify_command(app),
+      pacer::host::add_report_command(app),
   };
 
   // CLI11 would say only "A subcommand is required" for a misspelt one; name it and the choices.

@@ -22,7 +22,7 @@ class GreedyScheduler final : public pacer::Scheduler {
     start();
   }
 
-  void checkpoint(const pacer::StageTicket&) override {}
+  bool checkpoint(const pacer::StageTicket&, std::function<void()>) override { return true; }
 
   void finished(const pacer::StageTicket&, const pacer::StageStats&) override {
     finished_.fetch_add(1, std::memory_order_relaxed);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Integration: `pacer bench` on mul3/bn128, 6 proofs with 3 in flight. The summary JSON must count
 # 6 proofs at a rate above zero with an entry for every stage; the trace must hold one stage event
-# ("X", cat "stage") per stage per proof. --proofs 0 and --jobs 0 must exit 2 with one line.
+# ("X", cat "stage") per stage task per proof (msm_g1: one per G1 basis, 4). `pacer report` on the
+# trace prints proofs/s, stage percentiles, inflation and waits, and draws the waterfall SVG.
+# --proofs 0 and --jobs 0 must exit 2 with one line.
 # No snarkjs needed: correctness of the proofs is prove_verify.sh's job.
 #   usage: bench_smoke.sh <path to pacer> <source dir> [case ...]
-#   cases: run zero_proofs zero_jobs
+#   cases: run report zero_proofs zero_jobs
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer
 command -v python3 >/dev/null || { echo "FAIL: python3 is not on PATH (it reads the JSON)" >&2; exit 1; }
@@ -29,7 +31,7 @@ expect_usage_error() {
   fi
 }
 
-mapfile -t todo < <(cases_or run zero_proofs zero_jobs)
+mapfile -t todo < <(cases_or run report zero_proofs zero_jobs)
 for c in "${todo[@]}"; do
   out="$WORK/$c"; mkdir -p "$out"
   bench=(bench --zkey "$MUL3/circuit.zkey" --witness "$MUL3/witness.wtns")
@@ -65,22 +67,23 @@ for s in stages:
     e = summary.get("stages", {}).get(s)
     if e is None:
         errors.append(f"summary has no entry for stage {s}"); continue
-    want(e.get("samples") == 6, f"stage {s}: {e.get('samples')} samples, want 6")
+    per_proof = 4 if s == "msm_g1" else 1
+    want(e.get("samples") == 6 * per_proof, f"stage {s}: {e.get('samples')} samples, want {6 * per_proof}")
     w, r = e["wall_seconds"], e["run_seconds"]
     want(0 <= w["p50"] <= w["p95"] <= w["max"], f"stage {s}: wall percentiles out of order: {w}")
     want(r["p50"] <= w["p50"] and r["p95"] <= w["p95"], f"stage {s}: run time above wall time: {r} vs {w}")
 
 events = trace.get("traceEvents", [])
 stage_events = [e for e in events if e.get("ph") == "X" and e.get("name") != "queued"]
-want(len(stage_events) == 6 * len(stages),
-     f"trace has {len(stage_events)} stage events, want 6 x {len(stages)} = {6 * len(stages)}")
+want(len(stage_events) == 6 * (len(stages) + 3),
+     f"trace has {len(stage_events)} stage events, want 6 x {len(stages) + 3}")
 for s in stages:
     n = sum(1 for e in stage_events if e["name"] == s)
-    want(n == 6, f"trace: {n} events for stage {s}, want 6")
+    want(n == 6 * (4 if s == "msm_g1" else 1), f"trace: {n} events for stage {s}")
 want(len({e["args"]["job"] for e in stage_events}) == 6, "trace: stage events do not span 6 jobs")
 for e in events:
     if e.get("ph") != "X": continue
-    want(e["pid"] == 1 and isinstance(e["tid"], int) and e["tid"] >= 1, f"trace: bad pid/tid in {e}")
+    want(e["pid"] in (1, 2) and isinstance(e["tid"], int) and e["tid"] >= 1, f"trace: bad pid/tid in {e}")
     want(e["ts"] >= 0 and e["dur"] >= 0, f"trace: negative ts/dur in {e}")
     if e["name"] == "queued": want(e["dur"] > 0, f"trace: empty queued event {e}")
     else: want({"job", "queued_us", "paused_us", "bytes"} <= set(e["args"]), f"trace: args missing in {e}")
@@ -89,6 +92,23 @@ sys.exit(1 if errors else 0)
 PY
       if [ $rc -eq 0 ]; then pass "run: summary (6 proofs, all stages) and trace (6 x stages events) check out"
       else fail "run: summary/trace checks failed"; show_output "$out"; fi ;;
+    report)
+      rc=0
+      run_pacer "$out" "${bench[@]}" --proofs 4 --jobs 2 --trace "$out/t.json" || rc=$?
+      if [ $rc -ne 0 ]; then fail "report: pacer bench exited $rc"; show_output "$out"; continue; fi
+      rc=0
+      run_pacer "$out/r" report "$out/t.json" --svg "$out/w.svg" || rc=$?
+      if [ $rc -ne 0 ]; then fail "report: pacer report exited $rc"; show_output "$out/r"; continue; fi
+      for needle in 'proofs/s' 'inflation' 'waited' 'page faults' 'synthesize' 'msm_g2'; do
+        grep -q "$needle" "$out/r/stdout" || fail "report: no '$needle' in the summary"
+      done
+      bars=$(grep -c 'class="stage"' "$out/w.svg" || true)
+      if head -c 200 "$out/w.svg" | grep -q '<svg' && [ "$bars" -eq $((4 * 10)) ]; then
+        pass "report: summary printed; waterfall SVG with $bars stage bars"
+      else
+        fail "report: SVG missing or $bars stage bars (want 40)"; head -c 600 "$out/w.svg"; echo
+      fi
+      expect_usage_error report_bad_trace "not a JSON trace" report "$out/stdout" ;;
     zero_proofs) expect_usage_error "$c" --proofs "${bench[@]}" --proofs 0 --jobs 3 ;;
     zero_jobs) expect_usage_error "$c" --jobs "${bench[@]}" --proofs 6 --jobs 0 ;;
     *) fail "unknown case '$c'" ;;

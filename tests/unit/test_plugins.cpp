@@ -132,7 +132,7 @@ TEST_CASE("plugins: greedy admits at once and never pauses", "[plugins]") {
   bool started = false;
   sched->admit(ticket, [&] { started = true; });
   CHECK(started);  // synchronously, before admit returns
-  sched->checkpoint(ticket);
+  CHECK(sched->checkpoint(ticket, [] { FAIL("greedy never pauses, so it never resumes"); }));
   sched->finished(ticket, pacer::StageStats{});
 }
 

@@ -10,6 +10,7 @@ namespace spdlog { class logger; }
 namespace pacer {
 
 class ThreadPool;
+class Timekeeper;
 
 struct HostServices {
   std::shared_ptr<spdlog::logger> log;
@@ -18,6 +19,8 @@ struct HostServices {
   // allocator of the config (e.g. cuda_pinned), else the same object as `allocator`.
   Allocator* staging = nullptr;
   ThreadPool* pool = nullptr;
+  // Clock and timers for schedulers (scheduler.hpp): the runtime's, or a simulation's in tests.
+  Timekeeper* time = nullptr;
   // [pipeline] release: how an allocator gives memory back to the OS (allocator.hpp).
   ReleasePolicy release = ReleasePolicy::immediate;
 };

@@ -17,7 +17,7 @@
 namespace pacer {
 
 // Bump on ANY change to the interfaces a plugin sees (headers included above).
-inline constexpr uint32_t kPluginAbi = 3;
+inline constexpr uint32_t kPluginAbi = 4;
 
 enum class PluginKind : uint32_t { backend = 0, allocator = 1, scheduler = 2 };
 

@@ -1,12 +1,20 @@
 #pragma once
-// The proof engine: runs the stages of a proof (DESIGN.md, "One proof, stage by stage") on the
-// configured backend, allocator and scheduler. Curve-agnostic: the curve comes from the key.
+// The proof engine (DESIGN.md, "One proof, stage by stage"; docs/architecture.md). A proof is a
+// graph of stages: load -> {synthesize, msm_g2, msm_g1 A/B1/C}; synthesize -> compute_h -> msm_g1 H;
+// assemble after every MSM; release last. Independent stages of one proof overlap; N proofs run
+// with J in flight. Stage bodies run on Boost.Asio executors: a pool of stage drivers whose
+// numeric loops share the one CPU ThreadPool, and one strand per backend lane for a proof's
+// compute_h and G1 MSMs. Every stage is announced to the scheduler (StageTicket), admitted,
+// paced at its checkpoints and reported (StageStats). Curve-agnostic: the curve comes from the key.
+//
+// Failure: a stage that throws fails its own proof (its future holds the error, naming the proof
+// and the stage); stages of that proof not yet started are skipped, its buffers are released,
+// and every other proof carries on. A proof's tasks hold the proof's state by shared_ptr and its
+// future is fulfilled only after the last of them has ended, so no task outlives what it uses.
 #include <array>
-#include <atomic>
-#include <condition_variable>
-#include <map>
-#include <mutex>
 #include <chrono>
+#include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +31,7 @@ namespace pacer {
 
 class ThreadPool;
 
-// The plugin objects a prover runs on (made by the host from the config).
+// The plugin objects a prover runs on (made by the runtime from the config).
 struct EngineParts {
   std::shared_ptr<Backend> backend;
   std::shared_ptr<Allocator> allocator;
@@ -37,18 +45,35 @@ struct EngineParts {
   bool check_key_subgroups = true;
 };
 
+struct EngineOptions {
+  // Proofs in flight at once ([pipeline] jobs_in_flight, or bench --jobs); at most kMaxJobsInFlight.
+  unsigned jobs_in_flight = 1;
+  // Bytes the proofs in flight may hold together (a/b/c, witness, MSM scratch: proof_bytes()).
+  // 0 = three quarters of MemAvailable at start. A proof bigger than the budget still runs, alone.
+  uint64_t memory_budget_bytes = 0;
+  // TEST ONLY: called at the start of every stage body; what it throws fails that stage.
+  std::function<void(JobId, Stage, uint8_t part)> before_stage;
+};
+inline constexpr unsigned kMaxJobsInFlight = 256;
+
 struct ProveOptions {
   // TEST ONLY: r = s = 0 makes the proof deterministic (and removes zero-knowledge).
   bool zero_blinding = false;
 };
 
-// One stage of one proof as it ran: the raw material of traces and per-stage percentiles.
+// One stage of one proof as it ran: the raw material of traces, waterfalls and percentiles.
 struct StageRecord {
   Stage stage = Stage::load;
+  uint8_t part = 0;  // msm_g1: the Basis
   std::chrono::steady_clock::time_point admitted_at, started_at, ended_at;  // asked, let in, done
-  std::chrono::nanoseconds paused{0};  // time spent blocked in checkpoints
-  uint64_t bytes = 0;
-  size_t thread = 0;  // hash of the thread that ran it (for trace lanes)
+  std::chrono::nanoseconds paused{0};  // time spent paused in checkpoints
+  uint64_t bytes = 0;                  // declared in its ticket
+  uint64_t minor_faults = 0;           // page faults of its driver thread while it ran
+  uint64_t bytes_released = 0;         // release: bytes handed back to the allocators
+  int worker = -1;                     // stage driver thread that ran it (0, 1, ...)
+  int lane = -1;                       // backend lane, for the stages that run on one
+  bool failed = false;
+  size_t thread = 0;                   // = worker (kept for older trace readers)
 };
 
 struct ProofOutput {
@@ -57,44 +82,40 @@ struct ProofOutput {
   std::array<std::chrono::nanoseconds, kStageCount> stage_time{};  // wall time per stage, waits included
   std::vector<StageRecord> stages;  // in the order they ended
   JobId job = 0;
+  std::chrono::steady_clock::time_point submitted_at, started_at, ended_at;  // queued, in flight, done
 };
+
+// Reads (or makes) the witness of one proof; runs inside its load stage.
+using WitnessSource = std::function<std::shared_ptr<const Witness>()>;
 
 class Prover {
  public:
-  explicit Prover(EngineParts parts);
-  ~Prover();
+  explicit Prover(EngineParts parts, EngineOptions options = {});
+  ~Prover();  // waits for every proof submitted
+  Prover(const Prover&) = delete;
+  Prover& operator=(const Prover&) = delete;
+
   // Reads the zkey and makes it resident on the backend (once; reuse for many proofs). Also
   // indexes its coefficient section by row, so synthesis runs in parallel without atomics.
   std::shared_ptr<ResidentKey> load_key(const std::string& zkey_path);
-  // One proof. Throws InputError for a witness that does not match the key. Thread-safe: concurrent
-  // proofs share the backend, allocator, scheduler and pool.
+  // Queues one proof; it starts when fewer than jobs_in_flight proofs run and the memory budget
+  // allows. The future throws what failed the proof (InputError for a witness that does not match
+  // the key). Thread-safe.
+  std::future<ProofOutput> submit(std::shared_ptr<ResidentKey> key, WitnessSource witness,
+                                  const ProveOptions& options = {});
+  // One proof, waited for. `key` and `witness` must outlive the call (they do: it blocks).
   ProofOutput prove(ResidentKey& key, const Witness& witness, const ProveOptions& options = {});
-  const EngineParts& parts() const { return parts_; }
 
-  struct RowIndex;  // section-4 records grouped by (matrix, row); defined in prover.cpp
+  const EngineParts& parts() const;
+  unsigned jobs_in_flight() const;  // effective: options, capped by kMaxJobsInFlight
+  uint64_t memory_budget_bytes() const;
+  // What one proof on this key holds at its peak, for admission (a/b/c, witness, MSM scratch).
+  static uint64_t proof_bytes(const ProvingKey& key);
 
-  // The backend's lanes (BackendInfo::lanes): a proof holds one for all of its backend calls.
-  class Lanes {
-   public:
-    explicit Lanes(unsigned count);
-    Lane acquire();  // blocks until one is free
-    void release(Lane lane);
-
-   private:
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::vector<Lane> free_;
-  };
+  struct Impl;
 
  private:
-  // Cached per key while `owner` (the key's shared_ptr) lives.
-  std::shared_ptr<const RowIndex> row_index(const ProvingKey& key, const std::shared_ptr<const ProvingKey>& owner);
-
-  EngineParts parts_;
-  std::unique_ptr<Lanes> lanes_;
-  std::atomic<JobId> next_job_{1};
-  std::mutex index_mu_;
-  std::map<const ProvingKey*, std::pair<std::weak_ptr<const ProvingKey>, std::shared_ptr<const RowIndex>>> indexes_;
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace pacer

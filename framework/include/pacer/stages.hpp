@@ -36,21 +36,27 @@ constexpr ResourceClass default_resource(Stage s) {
   return ResourceClass::cpu;
 }
 
-// Handed to the scheduler before a stage starts and with every checkpoint.
+// Handed to the scheduler before a stage starts, and with every checkpoint of that stage.
 struct StageTicket {
   JobId job = 0;
   Stage stage = Stage::load;
   ResourceClass cls = ResourceClass::cpu;
-  uint64_t bytes = 0;  // bytes the stage is expected to stream through DRAM
-  int priority = 0;    // higher runs first when a scheduler has a choice
+  uint64_t bytes = 0;  // bytes the stage is expected to stream through DRAM (declared, not measured)
+  int priority = 0;    // higher runs first when a scheduler has a choice (the engine: msm_g2 = 1)
+  uint8_t part = 0;    // which task of a stage that has several (msm_g1: the Basis), else 0
 };
 
-// Measured by the engine and fed back to the scheduler when a stage ends.
+// Measured by the engine and fed back to the scheduler when a stage ends. Every admitted ticket
+// gets exactly one finished() call, also when its proof failed (then `failed` is set and the
+// stage may not have run at all).
 struct StageStats {
+  std::chrono::steady_clock::time_point started_at{}, ended_at{};  // let in, done
   std::chrono::nanoseconds queued{0};   // admission wait
   std::chrono::nanoseconds paused{0};   // total time paused in checkpoints
   std::chrono::nanoseconds run{0};      // wall time running, pauses excluded
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;                   // as declared in the ticket
+  uint64_t minor_faults = 0;            // page faults of the stage's own thread (getrusage), a lower bound
+  bool failed = false;                  // the stage threw, or its proof had failed before it ran
 };
 
 }  // namespace pacer

@@ -1,0 +1,97 @@
+#include "pacer/runtime.hpp"
+
+#include <limits>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#if defined(__GLIBC__)
+#endif
+
+#include "pacer/backend.hpp"
+#include "pacer/error.hpp"
+
+namespace pacer {
+
+namespace asio = boost::asio;
+
+struct AsioTimekeeper::State {
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  std::mutex mu;
+  bool stopped = false;
+  std::thread thread;
+};
+
+AsioTimekeeper::AsioTimekeeper() : state_(std::make_unique<State>()) {
+  try {
+    state_->thread = std::thread([s = state_.get()] { s->io.run(); });
+  } catch (const std::system_error& e) {
+    throw InputError(fmt::format("[host] threads: the system refused to start the scheduler's timer thread: {} "
+                                 "(raise the limit on processes and threads: ulimit -u, the cgroup's pids.max)",
+                                 e.code().message()));
+  }
+}
+
+AsioTimekeeper::~AsioTimekeeper() { stop(); }
+
+void AsioTimekeeper::stop() {
+  {
+    std::lock_guard lock(state_->mu);
+    if (state_->stopped) return;
+    state_->stopped = true;
+  }
+  state_->work.reset();
+  state_->io.stop();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+Timekeeper::Clock::time_point AsioTimekeeper::now() const { return Clock::now(); }
+
+void AsioTimekeeper::call_at(Clock::time_point when, std::function<void()> fn) {
+  std::lock_guard lock(state_->mu);
+  if (state_->stopped) return;
+  auto timer = std::make_shared<asio::steady_timer>(state_->io, when);
+  timer->async_wait([timer, fn = std::move(fn)](const boost::system::error_code& ec) {
+    if (!ec) fn();
+  });
+}
+
+Runtime::Runtime(const Config& config, std::shared_ptr<spdlog::logger> log, RuntimeOptions options)
+    : config_(config),
+      log_(std::move(log)),
+      pool_(config.host.threads),
+      services_{log_, nullptr, nullptr, &pool_, &time_, config.pipeline.release},
+      registry_(PluginRegistry::search_path_for(config_)) {
+  // The allocator first: the scheduler and the backend may allocate through it from their factories.
+  allocator_ = registry_.create_allocator(config_.allocator.plugin, config_.allocator.params, services_);
+  services_.allocator = allocator_.get();
+  if (config_.staging)
+    staging_ = registry_.create_allocator(config_.staging->plugin, config_.staging->params, services_);
+  services_.staging = staging_ ? staging_.get() : allocator_.get();
+  scheduler_ = registry_.create_scheduler(config_.scheduler.plugin, config_.scheduler.params, services_);
+  backend_ = registry_.create_backend(config_.backend.plugin, config_.backend.params, services_);
+
+  EngineOptions engine;
+  engine.jobs_in_flight = options.jobs_in_flight ? options.jobs_in_flight : config_.pipeline.jobs_in_flight;
+  prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, staging_, scheduler_, &pool_, log_,
+                                                config_.host.verify_proofs, config_.host.check_key_subgroups}, engine);
+
+  const BackendInfo info = backend_->info();
+  log_->debug("engine: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} CPU threads, {} proof{} in flight "
+              "within {} MiB; config {}",
+              config_.backend.plugin, fmt::join(info.devices, ", "), info.lanes, info.lanes == 1 ? "" : "s",
+              config_.allocator.plugin, config_.scheduler.plugin, pool_.size(), prover_->jobs_in_flight(),
+              prover_->jobs_in_flight() == 1 ? "" : "s", prover_->memory_budget_bytes() >> 20, config_.source_name());
+}
+
+Runtime::~Runtime() {
+  prover_.reset();  // drains every proof
+  time_.stop();     // no scheduler timer fires once the scheduler is gone
+}
+
+}  // namespace pacer

@@ -1,0 +1,207 @@
+#include "trace_summary.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "pacer/error.hpp"
+#include "pacer/files.hpp"
+#include "pacer/stages.hpp"
+
+namespace pacer::host {
+
+namespace {
+
+using json = nlohmann::json;
+
+double percentile(std::vector<double> v, double p) {  // nearest rank
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t rank = std::clamp<size_t>(size_t(std::ceil(p / 100 * double(v.size()))), 1, v.size());
+  return v[rank - 1];
+}
+
+std::string ms(double us) { return fmt::format("{:.1f} ms", us / 1e3); }
+
+// Stage names in the engine's order, then any other name found.
+std::vector<std::string> stage_order(const TraceRun& run) {
+  std::vector<std::string> names;
+  for (int s = 0; s < kStageCount; ++s) names.emplace_back(stage_name(static_cast<Stage>(s)));
+  for (const auto& st : run.stages)
+    if (std::find(names.begin(), names.end(), st.name) == names.end()) names.push_back(st.name);
+  return names;
+}
+
+std::vector<double> run_times(const TraceRun& run, const std::string& stage) {
+  std::vector<double> v;
+  for (const auto& s : run.stages)
+    if (s.name == stage && !s.failed) v.push_back(s.dur_us - s.paused_us);
+  return v;
+}
+
+const char* colour_of(const std::string& stage) {
+  static const std::map<std::string, const char*> colours = {
+      {"load", "#8da0cb"},      {"synthesize", "#e41a1c"}, {"compute_h", "#4daf4a"}, {"msm_g1", "#377eb8"},
+      {"msm_g2", "#ff7f00"},    {"assemble", "#a65628"},   {"release", "#984ea3"}};
+  const auto it = colours.find(stage);
+  return it == colours.end() ? "#999999" : it->second;
+}
+
+}  // namespace
+
+TraceRun read_trace(const std::string& path) {
+  TraceRun run;
+  run.source = path;
+  json doc;
+  try {
+    doc = json::parse(RegularFile(path).read_all(uint64_t(1) << 30, "trace"));
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: not a JSON trace ({}); give a file written by pacer bench --trace", path,
+                                 e.what()));
+  }
+  try {
+    const json& other = doc.at("otherData");
+    run.scheduler = other.value("scheduler", "?");
+    run.allocator = other.value("allocator", "?");
+    run.backend = other.value("backend", "?");
+    run.jobs = other.value("jobs", uint64_t(0));
+    run.domain_size = other.value("domain_size", uint64_t(0));
+    run.wall_seconds = other.value("wall_seconds", 0.0);
+    run.cpu_seconds = other.value("cpu_seconds", 0.0);
+    for (const json& e : doc.at("traceEvents")) {
+      if (e.value("ph", "") != "X" || e.value("cat", "") != "stage") continue;
+      const json& a = e.at("args");
+      TraceStage s;
+      s.name = e.at("name").get<std::string>();
+      s.job = a.at("job").get<uint64_t>();
+      s.part = a.value("part", 0);
+      s.worker = a.value("worker", e.at("tid").get<int>() - 1);
+      s.lane = a.value("lane", -1);
+      s.start_us = e.at("ts").get<double>();
+      s.dur_us = e.at("dur").get<double>();
+      s.queued_us = a.value("queued_us", 0.0);
+      s.paused_us = a.value("paused_us", 0.0);
+      s.bytes = a.value("bytes", uint64_t(0));
+      s.minor_faults = a.value("minor_faults", uint64_t(0));
+      s.bytes_released = a.value("bytes_released", uint64_t(0));
+      s.failed = a.value("failed", false);
+      run.stages.push_back(std::move(s));
+    }
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: not a pacer bench trace ({}); give a file written by pacer bench --trace", path,
+                                 e.what()));
+  }
+  if (run.stages.empty())
+    throw InputError(fmt::format("{}: the trace has no stage events; give a file written by pacer bench --trace", path));
+  return run;
+}
+
+std::string format_trace_summary(const TraceRun& run, const TraceRun* alone) {
+  std::set<uint64_t> jobs;
+  double first = 1e300, last = 0, queued = 0, paused = 0;
+  uint64_t faults = 0, released = 0;
+  for (const auto& s : run.stages) {
+    jobs.insert(s.job);
+    first = std::min(first, s.start_us - s.queued_us);
+    last = std::max(last, s.start_us + s.dur_us);
+    queued += s.queued_us;
+    paused += s.paused_us;
+    faults += s.minor_faults;
+    released += s.bytes_released;
+  }
+  const double proofs = double(jobs.size());
+  const double wall = run.wall_seconds > 0 ? run.wall_seconds : (last - first) / 1e6;
+  std::string t;
+  auto out = std::back_inserter(t);
+  fmt::format_to(out, "trace      {}: scheduler {}, allocator {}, backend {}, {} in flight, domain {}\n", run.source,
+                 run.scheduler, run.allocator, run.backend, run.jobs, run.domain_size);
+  fmt::format_to(out, "throughput {:.0f} proofs in {:.3f} s: {:.3f} proofs/s", proofs, wall, wall > 0 ? proofs / wall : 0);
+  if (run.cpu_seconds > 0) fmt::format_to(out, ", CPU {:.3f} s per proof", run.cpu_seconds / proofs);
+  fmt::format_to(out, "\nscheduler  waited {} per proof for admission, {} paused in checkpoints\n", ms(queued / proofs),
+                 ms(paused / proofs));
+  fmt::format_to(out, "memory     {:.0f} page faults per proof (stage threads), {:.1f} MiB released per proof\n",
+                 double(faults) / proofs, double(released) / proofs / (1 << 20));
+  fmt::format_to(out, "\n{:<11} {:>6} {:>11} {:>11} {:>11} {:>10}  {}\n", "stage", "tasks", "run p50", "run p95",
+                 "alone p50", "inflation", alone ? "(alone: --alone trace, median)" : "(alone: fastest task here)");
+  for (const std::string& name : stage_order(run)) {
+    const auto times = run_times(run, name);
+    if (times.empty()) continue;
+    double base = 0;
+    if (alone) base = percentile(run_times(*alone, name), 50);
+    else base = *std::min_element(times.begin(), times.end());
+    const double p50 = percentile(times, 50);
+    fmt::format_to(out, "{:<11} {:>6} {:>11} {:>11} {:>11} {:>10}\n", name, times.size(), ms(p50),
+                   ms(percentile(times, 95)), base > 0 ? ms(base) : "-",
+                   base > 0 ? fmt::format("{:.2f}x", p50 / base) : "-");
+  }
+  return t;
+}
+
+std::string waterfall_svg(const TraceRun& run) {
+  std::map<int, int> row_of;  // worker -> row
+  double first = 1e300, last = 0;
+  for (const auto& s : run.stages) {
+    row_of[s.worker] = 0;
+    first = std::min(first, s.start_us - s.queued_us);
+    last = std::max(last, s.start_us + s.dur_us);
+  }
+  int r = 0;
+  for (auto& [worker, row] : row_of) row = r++;
+  const double left = 90, width = 1100, row_h = 18, top = 30;
+  const double span = std::max(1.0, last - first);
+  const double height = top + row_h * double(row_of.size()) + 70;
+  auto x = [&](double us) { return left + (us - first) / span * width; };
+  std::string svg;
+  auto out = std::back_inserter(svg);
+  fmt::format_to(out,
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                 "font-family=\"sans-serif\" font-size=\"11\">\n",
+                 left + width + 20, height);
+  fmt::format_to(out, "<text x=\"{}\" y=\"16\">{}: scheduler {}, allocator {}, {} in flight, {:.0f} ms</text>\n", left,
+                 run.source, run.scheduler, run.allocator, run.jobs, span / 1e3);
+  for (const auto& [worker, row] : row_of)
+    fmt::format_to(out, "<text x=\"4\" y=\"{:.1f}\">worker {}</text>\n", top + row_h * row + 13, worker);
+  for (const auto& s : run.stages) {
+    const double y = top + row_h * row_of[s.worker];
+    if (s.queued_us > 0)  // the admission wait, before the stage, in the lower half of its row
+      fmt::format_to(out, "<rect class=\"wait\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" "
+                     "fill=\"#bbbbbb\" opacity=\"0.6\"><title>proof {} {} waited {}</title></rect>\n",
+                     x(s.start_us - s.queued_us), y + row_h / 2, std::max(0.5, x(s.start_us) - x(s.start_us - s.queued_us)),
+                     row_h / 2 - 2, s.job, s.name, ms(s.queued_us));
+    fmt::format_to(out, "<rect class=\"stage\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\" "
+                   "stroke=\"#333\" stroke-width=\"0.3\"><title>proof {} {}{} lane {}: {} (paused {}, queued {})"
+                   "</title></rect>\n",
+                   x(s.start_us), y + 1, std::max(0.5, x(s.start_us + s.dur_us) - x(s.start_us)), row_h - 4,
+                   colour_of(s.name), s.job, s.name, s.name == "msm_g1" ? fmt::format(" part {}", s.part) : "", s.lane,
+                   ms(s.dur_us), ms(s.paused_us), ms(s.queued_us));
+    if (s.paused_us > 0)
+      fmt::format_to(out, "<rect class=\"paused\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"3\" "
+                     "fill=\"#000\"/>\n",
+                     x(s.start_us), y + row_h - 6, std::max(0.5, x(s.start_us + s.paused_us) - x(s.start_us)));
+  }
+  const double axis = top + row_h * double(row_of.size()) + 12;
+  fmt::format_to(out, "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#000\"/>\n", left, axis,
+                 left + width, axis);
+  for (int i = 0; i <= 10; ++i)
+    fmt::format_to(out, "<text x=\"{:.1f}\" y=\"{:.1f}\">{:.0f} ms</text>\n", left + width * i / 10 - 10, axis + 14,
+                   span / 1e3 * i / 10);
+  double lx = left;
+  for (int s = 0; s < kStageCount; ++s) {
+    const std::string name(stage_name(static_cast<Stage>(s)));
+    fmt::format_to(out, "<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"12\" height=\"10\" fill=\"{}\"/>"
+                   "<text x=\"{:.0f}\" y=\"{:.1f}\">{}</text>\n",
+                   lx, axis + 24, colour_of(name), lx + 15, axis + 33, name);
+    lx += 110;
+  }
+  fmt::format_to(out, "<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"12\" height=\"10\" fill=\"#bbbbbb\"/>"
+                 "<text x=\"{:.0f}\" y=\"{:.1f}\">scheduler wait</text>\n",
+                 lx, axis + 24, lx + 15, axis + 33);
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace pacer::host

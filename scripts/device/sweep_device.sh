@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# On the device machine (CPU only: the GPU is not used), from the repository root with
+# .devcarry/dist carried (scripts/device/pack.sh build-dir): makes a synthetic circuit and an
+# insecure key per size, then runs scripts/sweep.sh on each, all within DEADLINE seconds (one
+# device call is at most 10 minutes). Results go to $OUT/sweep.tar.gz (summaries, traces, tables).
+#   scripts/device/sweep_device.sh "18 20" "greedy throttled staggered adaptive" "plain" "1 4 16" [proofs] [deadline s]
+set -euo pipefail
+sizes=${1:-18} schedulers=${2:-"greedy throttled staggered adaptive"} allocators=${3:-plain} jobs=${4:-"1 4 16"}
+proofs=${5:-24} deadline=${6:-560}
+start=$(date +%s)
+pacer=$PWD/.devcarry/dist/bin/pacer
+out=${OUT:-/tmp/out}/sweep
+mkdir -p "$out"
+nproc > "$out/nproc.txt"; lscpu > "$out/lscpu.txt" 2>&1 || true
+for k in $sizes; do
+  dir=/tmp/circuit-$k
+  mkdir -p "$dir"
+  constraints=$(( (1 << k) * 3 / 4 ))
+  t0=$(date +%s)
+  "$pacer" gen-circuit --constraints "$constraints" --r1cs "$dir/c.r1cs" --witness "$dir/w.wtns" >/dev/null
+  "$pacer" setup --insecure --r1cs "$dir/c.r1cs" --zkey "$dir/c.zkey" --vkey "$dir/vk.json" >/dev/null
+  echo "2^$k: $constraints constraints, circuit and key in $(( $(date +%s) - t0 )) s" | tee -a "$out/log.txt"
+  left=$(( deadline - ($(date +%s) - start) ))
+  [ "$left" -gt 60 ] || { echo "no time left for 2^$k" | tee -a "$out/log.txt"; break; }
+  rc=0
+  scripts/sweep.sh --pacer "$pacer" --zkey "$dir/c.zkey" --witness "$dir/w.wtns" --out "$out/2^$k" \
+    --schedulers "$schedulers" --allocators "$allocators" --jobs "$jobs" --proofs "$proofs" \
+    --run-timeout 90 --budget "$left" >"$out/2^$k.table.md" 2>&1 || rc=$?
+  echo "2^$k: sweep exit $rc after $(( $(date +%s) - start )) s" | tee -a "$out/log.txt"
+done
+tar -C "$(dirname "$out")" -czf "${OUT:-/tmp/out}/sweep.tar.gz" sweep
+cat "$out"/*.table.md
