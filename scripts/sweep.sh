@@ -7,6 +7,11 @@
 #   scripts/sweep.sh --zkey K.zkey --witness W.wtns [--pacer build/bin/pacer] [--out sweep-out]
 #       [--schedulers "greedy throttled staggered adaptive"] [--allocators "plain thp hugetlb pooled"]
 #       [--jobs "1 4 16"] [--proofs 32] [--run-timeout 120] [--budget 540] [--threads 0]
+#       [--extra-toml 'TOML']   appended to every config, e.g. a [backend] and [staging] for cuda:
+#       --extra-toml $'[backend]\nplugin = "cuda"\nparams = { g2 = "gpu" }\n[staging]\nplugin = "cuda_pinned"'
+#
+# The keys a sweep uses come from `pacer setup`: configs set [host] check_key_subgroups = false so
+# that every run's key load is not dominated by the subgroup check (seconds at 2^20, docs/verify.md).
 #
 # An allocator or scheduler this build lacks (pacer plugins) is skipped with a note. A run that
 # times out leaves no summary and is retried by the next call. Every config written is kept in
@@ -15,12 +20,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pacer="$root/build/bin/pacer" out=sweep-out zkey= witness=
 schedulers="greedy throttled staggered adaptive" allocators="plain thp hugetlb pooled" jobs="1 4 16"
-proofs=32 run_timeout=120 budget=540 threads=0
+proofs=32 run_timeout=120 budget=540 threads=0 extra_toml=
 while [ $# -gt 0 ]; do
   case "$1" in
     --pacer) pacer=$2 ;; --out) out=$2 ;; --zkey) zkey=$2 ;; --witness) witness=$2 ;;
     --schedulers) schedulers=$2 ;; --allocators) allocators=$2 ;; --jobs) jobs=$2 ;; --proofs) proofs=$2 ;;
-    --run-timeout) run_timeout=$2 ;; --budget) budget=$2 ;; --threads) threads=$2 ;;
+    --run-timeout) run_timeout=$2 ;; --budget) budget=$2 ;; --threads) threads=$2 ;; --extra-toml) extra_toml=$2 ;;
     -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "sweep.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -48,8 +53,8 @@ for s in $schedulers; do
       name="$s-$a-j$j"
       [ -s "$out/$name.json" ] && continue
       if [ $(( $(date +%s) - start + run_timeout )) -gt "$budget" ]; then pending=$((pending + 1)); continue; fi
-      printf '[host]\nthreads = %s\nlog_level = "warn"\n[allocator]\nplugin = "%s"\n[scheduler]\nplugin = "%s"\n%s\n' \
-        "$threads" "$a" "$s" "$(sched_params "$s")" >"$out/$name.toml"
+      printf '[host]\nthreads = %s\nlog_level = "warn"\ncheck_key_subgroups = false\n[allocator]\nplugin = "%s"\n[scheduler]\nplugin = "%s"\n%s\n%s\n' \
+        "$threads" "$a" "$s" "$(sched_params "$s")" "$extra_toml" >"$out/$name.toml"
       echo "run: $name"
       rc=0
       timeout --kill-after=10 "$run_timeout" "$pacer" bench --config "$out/$name.toml" --zkey "$zkey" \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# On the device machine (CPU only: the GPU is not used), from the repository root with
+# On the device machine (the cpu backend unless SWEEP_EXTRA_TOML names another), from the repository root with
 # .devcarry/dist carried (scripts/device/pack.sh build-dir): makes a synthetic circuit and an
 # insecure key per size, then runs scripts/sweep.sh on each, all within DEADLINE seconds (one
 # device call is at most 10 minutes). Results go to $OUT/sweep.tar.gz (summaries, traces, tables).
 #   scripts/device/sweep_device.sh "18 20" "greedy throttled staggered adaptive" "plain" "1 4 16" [proofs] [deadline s]
+# SWEEP_EXTRA_TOML is appended to every config (scripts/sweep.sh --extra-toml), e.g. the cuda backend.
 set -euo pipefail
 sizes=${1:-18} schedulers=${2:-"greedy throttled staggered adaptive"} allocators=${3:-plain} jobs=${4:-"1 4 16"}
 proofs=${5:-24} deadline=${6:-560}
@@ -25,7 +26,7 @@ for k in $sizes; do
   rc=0
   scripts/sweep.sh --pacer "$pacer" --zkey "$dir/c.zkey" --witness "$dir/w.wtns" --out "$out/2^$k" \
     --schedulers "$schedulers" --allocators "$allocators" --jobs "$jobs" --proofs "$proofs" \
-    --run-timeout 90 --budget "$left" >"$out/2^$k.table.md" 2>&1 || rc=$?
+    --run-timeout 90 --budget "$left" --extra-toml "${SWEEP_EXTRA_TOML:-}" >"$out/2^$k.table.md" 2>&1 || rc=$?
   echo "2^$k: sweep exit $rc after $(( $(date +%s) - start )) s" | tee -a "$out/log.txt"
 done
 tar -C "$(dirname "$out")" -czf "${OUT:-/tmp/out}/sweep.tar.gz" sweep

@@ -1,6 +1,7 @@
 // Test-only scheduler "throwing": admits like greedy, except that the N-th admission of one stage
 // throws FailedError. params: stage = a stage name (default "assemble"), at = N >= 1.
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include "pacer/error.hpp"
@@ -18,7 +19,7 @@ class ThrowingScheduler final : public pacer::Scheduler {
                                std::string(pacer::stage_name(stage_)));
     start();
   }
-  void checkpoint(const pacer::StageTicket&) override {}
+  bool checkpoint(const pacer::StageTicket&, std::function<void()>) override { return true; }
   void finished(const pacer::StageTicket&, const pacer::StageStats&) override {}
 
  private:
