@@ -414,11 +414,27 @@ void Prover::Impl::announce(const std::shared_ptr<Job>& job, Node node) {
   ticket.priority = node == kMsmG2 ? 1 : 0;  // synthesis yields to the G2 MSM under a budget
   ticket.part = spec.stage == Stage::msm_g1 ? static_cast<uint8_t>(spec.basis) : 0;
   const auto admitted_at = Clock::now();
-  parts.scheduler->admit(ticket, [this, job, node, ticket, admitted_at] {
-    auto body = [this, job, node, ticket, admitted_at] { run_node(job, node, ticket, admitted_at); };
-    if (on_strand(node)) asio::post(strands[job->lane], std::move(body));
-    else asio::post(drivers, std::move(body));
-  });
+  try {
+    parts.scheduler->admit(ticket, [this, job, node, ticket, admitted_at] {
+      auto body = [this, job, node, ticket, admitted_at] { run_node(job, node, ticket, admitted_at); };
+      if (on_strand(node)) asio::post(strands[job->lane], std::move(body));
+      else asio::post(drivers, std::move(body));
+    });
+  } catch (...) {
+    // A scheduler that throws fails this stage's proof only. Ended from the drivers, not here:
+    // announce runs inside advance(), which must not re-enter itself for the same job.
+    std::exception_ptr error = name_failure(std::current_exception(), job->id, spec);
+    asio::post(drivers, [this, job, node, ticket, admitted_at, error] {
+      StageRecord record;
+      record.stage = kGraph[node].stage;
+      record.part = ticket.part;
+      record.admitted_at = record.started_at = admitted_at;
+      record.ended_at = Clock::now();
+      record.bytes = ticket.bytes;
+      record.failed = true;
+      node_ended(job, node, std::move(record), error);
+    });
+  }
 }
 
 void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const StageTicket& ticket,
@@ -464,7 +480,11 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   stats.bytes = ticket.bytes;
   stats.minor_faults = record.minor_faults;
   stats.failed = record.failed;
-  parts.scheduler->finished(ticket, stats);
+  try {
+    parts.scheduler->finished(ticket, stats);
+  } catch (...) {  // the scheduler's own failure fails this proof, like a stage's
+    if (!error) error = name_failure(std::current_exception(), job->id, spec);
+  }
   node_ended(job, node, std::move(record), error);
 }
 

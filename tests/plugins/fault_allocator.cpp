@@ -1,5 +1,7 @@
 // Test-only allocator "fail_nth": plain aligned heap blocks, except that the N-th allocation
-// (params: fail_at = N >= 1) throws FailedError, as an exhausted pool or a refused mmap would.
+// (params: fail_at = N >= 1; usage = a Usage name counts only those, e.g. "abc": keys and witnesses
+// come from the allocator too) throws FailedError, as an exhausted pool or a refused mmap would.
+#include <optional>
 #include <atomic>
 #include <new>
 #include <string>
@@ -11,10 +13,10 @@ namespace {
 
 class FailNthAllocator final : public pacer::Allocator {
  public:
-  explicit FailNthAllocator(int64_t fail_at) : fail_at_(fail_at) {}
+  FailNthAllocator(int64_t fail_at, std::optional<pacer::Usage> usage) : fail_at_(fail_at), usage_(usage) {}
 
   pacer::Block allocate(size_t bytes, const pacer::AllocHints& hints) override {
-    const int64_t n = ++count_;
+    const int64_t n = !usage_ || hints.usage == *usage_ ? ++count_ : 0;
     if (n == fail_at_)
       throw pacer::FailedError("fail_nth allocator: injected fault: allocation " + std::to_string(n) + " of " +
                                std::to_string(bytes) + " bytes refused");
@@ -43,6 +45,7 @@ class FailNthAllocator final : public pacer::Allocator {
 
  private:
   const int64_t fail_at_;
+  const std::optional<pacer::Usage> usage_;
   std::atomic<int64_t> count_{0};
   std::atomic<uint64_t> live_{0};
 };
@@ -50,7 +53,12 @@ class FailNthAllocator final : public pacer::Allocator {
 std::unique_ptr<pacer::Allocator> make_fail_nth(const pacer::Params& params, pacer::HostServices&) {
   const int64_t fail_at = params.get_int("fail_at", 1);
   if (fail_at < 1) throw pacer::InputError(params.where() + " fail_at must be at least 1");
-  return std::make_unique<FailNthAllocator>(fail_at);
+  const std::string name = params.get_string("usage", "");
+  std::optional<pacer::Usage> usage;
+  for (int u = 0; u <= static_cast<int>(pacer::Usage::staging); ++u)
+    if (pacer::usage_name(static_cast<pacer::Usage>(u)) == name) usage = static_cast<pacer::Usage>(u);
+  if (!name.empty() && !usage) throw pacer::InputError(params.where() + " usage: not a Usage name (e.g. \"abc\")");
+  return std::make_unique<FailNthAllocator>(fail_at, usage);
 }
 
 }  // namespace
