@@ -196,7 +196,12 @@ TEST_CASE("pooled allocator takes no new page fault and does no munmap between p
     one_proof(*pooled);
     const uint64_t faults = minor_faults_of_this_thread() - faults_before;
     const AllocStats second = pooled->stats();
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan's own allocator and shadow memory fault on this thread too; the Release job checks 0.
+    WARN("ASan build: " << faults << " page faults not checked");
+#else
     CHECK(faults == 0);
+#endif
     CHECK(second.unmaps == first.unmaps);
     CHECK(second.fresh_bytes == first.fresh_bytes);
     CHECK(second.page_faults == first.page_faults);
