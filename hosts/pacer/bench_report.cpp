@@ -22,6 +22,13 @@
 
 namespace pacer::host {
 
+// Integer arithmetic, so p95 of 20 samples is exactly the 19th.
+double nearest_rank(const std::vector<double>& sorted, size_t percent) {
+  if (sorted.empty()) return 0;
+  const size_t rank = std::clamp<size_t>((percent * sorted.size() + 99) / 100, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
 namespace {
 
 using json = nlohmann::ordered_json;  // keys in the order written: the files are read by people too
@@ -33,14 +40,6 @@ double micros_since(BenchClock::time_point start, BenchClock::time_point t) {
   return std::round(std::chrono::duration<double, std::micro>(t - start).count() * 1e3) / 1e3;
 }
 double micros(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e3; }
-
-// Nearest-rank percentile of ascending samples: the smallest sample with at least `percent`% of
-// the samples at or below it. Integer arithmetic, so p95 of 20 samples is exactly the 19th.
-double nearest_rank(const std::vector<double>& sorted, size_t percent) {
-  if (sorted.empty()) return 0;
-  const size_t rank = std::clamp<size_t>((percent * sorted.size() + 99) / 100, 1, sorted.size());
-  return sorted[rank - 1];
-}
 
 struct Spread {  // seconds
   size_t samples = 0;

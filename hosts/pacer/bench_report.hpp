@@ -12,6 +12,10 @@
 
 namespace pacer::host {
 
+// Nearest-rank percentile of ascending samples: the smallest sample with at least `percent`% of
+// the samples at or below it (bench tables and `pacer report` alike).
+double nearest_rank(const std::vector<double>& sorted, size_t percent);
+
 using BenchClock = std::chrono::steady_clock;
 
 // One timed proof: when Prover::prove was called and returned, and its stage records.

@@ -1,5 +1,7 @@
 #include "trace_summary.hpp"
 
+#include "bench_report.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -18,11 +20,9 @@ namespace {
 
 using json = nlohmann::json;
 
-double percentile(std::vector<double> v, double p) {  // nearest rank
-  if (v.empty()) return 0;
+double percentile(std::vector<double> v, size_t percent) {
   std::sort(v.begin(), v.end());
-  const size_t rank = std::clamp<size_t>(size_t(std::ceil(p / 100 * double(v.size()))), 1, v.size());
-  return v[rank - 1];
+  return nearest_rank(v, percent);
 }
 
 std::string ms(double us) { return fmt::format("{:.1f} ms", us / 1e3); }
