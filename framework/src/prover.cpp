@@ -466,7 +466,7 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   record.bytes = ticket.bytes;
   record.worker = t_worker;
   record.thread = size_t(t_worker);
-  record.lane = spec.needs_lane ? int(job->lane) : -1;
+  record.lane = on_strand(node) ? int(job->lane) : -1;  // ran on the lane (msm_g2 on the host pool does not)
   bool skip;
   {
     std::lock_guard lock(job->mu);
