@@ -23,7 +23,7 @@ for k in $sizes; do
   "$pacer" setup --insecure --r1cs "$dir/c.r1cs" --zkey "$dir/c.zkey" --vkey "$dir/vk.json" >/dev/null
   echo "2^$k: $constraints constraints, circuit and key in $(( $(date +%s) - t0 )) s" | tee -a "$out/log.txt"
   left=$(( deadline - ($(date +%s) - start) ))
-  [ "$left" -gt 60 ] || { echo "no time left for 2^$k" | tee -a "$out/log.txt"; break; }
+  [ "$left" -gt 15 ] || { echo "no time left for 2^$k (${left} s)" | tee -a "$out/log.txt"; break; }
   # One run may take SWEEP_RUN_TIMEOUT seconds (default 90), never more than the time left.
   run_timeout=${SWEEP_RUN_TIMEOUT:-90}
   [ "$run_timeout" -le "$left" ] || run_timeout=$left
