@@ -9,6 +9,7 @@
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -297,13 +298,17 @@ void Api::get_proof(const std::string& id, const Target& target, Respond& respon
     wait = std::min(wait, static_cast<double>(server_.max_wait_s));
   }
   if (wait <= 0) return respond(job_response(id));
-  // Long-poll: the timer ends at the deadline, or earlier when the job reaches a final state.
-  auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                             std::chrono::duration<double>(wait)));
-  const bool waiting = store_.when_final(id, [timer] { asio::post(timer->get_executor(), [timer] { timer->cancel(); }); });
-  if (!waiting) return respond(job_response(id));
-  timer->async_wait([this, id, timer, respond = std::move(respond)](const boost::system::error_code&) {
-    respond(job_response(id));
+  // Long-poll: the timer ends at the deadline, or earlier when the job reaches a final state. On a
+  // strand of its own, the wait is started before the wake-up can be posted, so none is missed.
+  auto timer = std::make_shared<asio::steady_timer>(
+      asio::make_strand(io_),
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wait)));
+  asio::post(timer->get_executor(), [this, id, timer, respond = std::move(respond)]() mutable {
+    timer->async_wait([this, id, timer, respond = std::move(respond)](const boost::system::error_code&) {
+      respond(job_response(id));
+    });
+    if (!store_.when_final(id, [timer] { asio::post(timer->get_executor(), [timer] { timer->cancel(); }); }))
+      timer->cancel();  // final already, or unknown: answer now
   });
 }
 

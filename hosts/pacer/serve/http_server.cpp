@@ -1,6 +1,7 @@
 #include "http_server.hpp"
 
 #include <limits>
+#include <vector>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -22,6 +23,8 @@ namespace {
 constexpr size_t kMaxHeaderBytes = 16 * 1024;
 // A response must leave within this, or the client is taken for gone.
 constexpr std::chrono::seconds kWriteTimeout{30};
+// What is read and dropped after a refused request before the socket closes (drain_and_close).
+constexpr size_t kDrainBytes = size_t(8) << 20;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
@@ -129,8 +132,31 @@ class Connection : public std::enable_shared_from_this<Connection> {
     arm(kWriteTimeout);
     http::async_write(socket_, response_, [self = shared_from_this(), keep_alive](const error_code& ec, size_t) {
       self->disarm();
-      if (ec || !keep_alive) return self->close();
+      if (ec) return self->close();
+      if (!keep_alive) return self->drain_and_close();
       self->read_header();
+    });
+  }
+
+  // After refusing a request whose body was not read: closing a socket with unread input sends
+  // a reset, which can destroy the answer before the client reads it. So stop sending, read and
+  // drop what the client still sends (for a while, and a bounded amount), then close.
+  void drain_and_close() {
+    error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    arm(std::chrono::seconds(2));
+    drain_left_ = kDrainBytes;
+    drain();
+  }
+  void drain() {
+    scratch_.resize(64 * 1024);
+    socket_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](const error_code& ec, size_t n) {
+      if (ec || n >= self->drain_left_) {
+        self->disarm();
+        return self->close();
+      }
+      self->drain_left_ -= n;
+      self->drain();
     });
   }
 
@@ -150,6 +176,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::empty_body>> continue_;
   Response response_;
+  std::vector<char> scratch_;  // drain_and_close()
+  size_t drain_left_ = 0;
   bool timed_out_ = false;
   bool keep_alive_ = true;
 };
