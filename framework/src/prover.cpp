@@ -418,6 +418,15 @@ void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
   }
   if (job->error) job->promise.set_exception(job->error);
   else job->promise.set_value(std::move(job->out));
+  if (job->options.on_done) {
+    try {
+      job->options.on_done();
+    } catch (const std::exception& e) {
+      if (parts.log) parts.log->error("proof {}: on_done threw: {}", job->id, e.what());
+    } catch (...) {
+      if (parts.log) parts.log->error("proof {}: on_done threw", job->id);
+    }
+  }
   job_ended(job);
 }
 
