@@ -185,7 +185,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 }  // namespace
 
 HttpServer::HttpServer(asio::io_context& io, Handler& handler, ServerLimits limits, std::shared_ptr<spdlog::logger> log)
-    : io_(io), handler_(handler), limits_(limits), log_(std::move(log)), acceptor_(io) {}
+    : io_(io), handler_(handler), limits_(limits), log_(std::move(log)), acceptor_(asio::make_strand(io)) {}
 
 HttpServer::~HttpServer() {
   error_code ignored;

@@ -60,7 +60,7 @@ class HttpServer {
   Handler& handler_;
   ServerLimits limits_;
   std::shared_ptr<spdlog::logger> log_;
-  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::ip::tcp::acceptor acceptor_;  // on a strand: stop_accepting() comes from another thread
   // Shared with the connections, which may outlive the server by a moment at shutdown.
   std::shared_ptr<std::atomic<size_t>> connections_ = std::make_shared<std::atomic<size_t>>(0);
 };
