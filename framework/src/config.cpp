@@ -31,6 +31,15 @@ std::string_view release_policy_name(ReleasePolicy p) {
 
 Config default_config() { return Config{}; }
 
+bool is_listen_address(std::string_view address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  const std::string_view port = address.substr(colon + 1);
+  return !port.empty() && port.size() <= 5 &&
+         std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+         std::stoi(std::string(port)) <= 65535;
+}
+
 namespace {
 
 // Reads one table of the config: every read records the key, finish() rejects the rest.
@@ -240,12 +249,7 @@ Config load_config(const fs::path& path) {
   if (const toml::value* t = table_at("server")) {
     TableReader r(*t, "[server]");
     cfg.server.listen = r.get_string("listen", cfg.server.listen);
-    const auto colon = cfg.server.listen.rfind(':');
-    const std::string port = colon == std::string::npos ? "" : cfg.server.listen.substr(colon + 1);
-    const bool port_ok = !port.empty() && port.size() <= 5 &&
-                         std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                         std::stoi(port) <= 65535;
-    if (colon == 0 || !port_ok)
+    if (!is_listen_address(cfg.server.listen))
       r.fail(*r.find("listen"), "listen", fmt::format("must be \"host:port\", got \"{}\"", cfg.server.listen));
     auto& server = cfg.server;
     server.token = r.get_string("token", server.token);

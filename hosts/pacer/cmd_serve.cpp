@@ -59,7 +59,11 @@ std::vector<serve::ServedKey> load_keys(Engine& engine) {
 
 int run_serve(const Options& options) {
   Config config = load_config_or_defaults(options.config);
-  if (!options.listen.empty()) config.server.listen = options.listen;
+  if (!options.listen.empty()) {
+    if (!is_listen_address(options.listen))
+      throw InputError(fmt::format("--listen must be \"host:port\", got \"{}\"", options.listen));
+    config.server.listen = options.listen;
+  }
   const auto& limits = config.server;
   Engine engine(config, make_logger(config.host.log_level));
   if (!options.port_file.empty()) {

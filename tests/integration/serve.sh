@@ -45,6 +45,15 @@ TOML
   fi
   port=$(cat "$out/port")
   grep -q "listening on http://127.0.0.1:$port" "$out/stderr" || fail "$c: no 'listening on' line naming port $port"
+  if [ "$c" = roundtrip ]; then
+    # A second daemon on the same port, and a --listen that is no address: exit 2, one line each.
+    for listen in "127.0.0.1:$port" "1.2.3"; do
+      rc=0; "$PACER" serve --config "$out/serve.toml" --listen "$listen" >"$out/second.out" 2>"$out/second.err" || rc=$?
+      if [ $rc -eq 2 ] && [ "$(grep -c 'pacer: error' "$out/second.err")" -eq 1 ]; then
+        pass "$c: --listen $listen refused: $(grep 'pacer: error' "$out/second.err")"
+      else fail "$c: --listen $listen gave exit $rc"; cat "$out/second.err"; fi
+    done
+  fi
   rc=0
   python3 "$SRC/tests/integration/serve_client.py" "$c" --port "$port" --pid $pid --src "$SRC" --pacer "$PACER" \
     --work "$out" --token "$token" || rc=$?

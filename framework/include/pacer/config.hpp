@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pacer/allocator.hpp"
@@ -79,5 +80,8 @@ Config default_config();
 Config load_config(const std::filesystem::path& path);
 
 std::string_view release_policy_name(ReleasePolicy p);
+
+// "host:port" with a port of 0-65535 ([server] listen, pacer serve --listen).
+bool is_listen_address(std::string_view address);
 
 }  // namespace pacer

@@ -201,13 +201,15 @@ unsigned short HttpServer::listen(const std::string& host_port) {
   tcp::resolver resolver(io_);
   const auto endpoints = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   if (ec || endpoints.empty())
-    throw InputError(fmt::format("[server] listen = \"{}\": cannot resolve {}: {}", host_port, host, ec.message()));
+    throw InputError(fmt::format("cannot listen on \"{}\" ([server] listen, or --listen): cannot resolve {}: {}",
+                                 host_port, host, ec.message()));
   const tcp::endpoint endpoint = endpoints.begin()->endpoint();
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) throw InputError(fmt::format("[server] listen = \"{}\": cannot listen there: {}", host_port, ec.message()));
+  if (ec)
+    throw InputError(fmt::format("cannot listen on \"{}\" ([server] listen, or --listen): {}", host_port, ec.message()));
   accept();
   return acceptor_.local_endpoint().port();
 }
