@@ -35,10 +35,17 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.fd(), 0);
   if (mapped == MAP_FAILED) throw InputError(path + ": cannot map: " + std::strerror(errno));
   data_ = static_cast<const std::byte*>(mapped);
+  mapped_ = true;
+}
+
+MappedFile::MappedFile(std::string name, std::string bytes) : path_(std::move(name)), owned_(std::move(bytes)) {
+  if (owned_.empty()) throw InputError(path_ + ": empty");
+  data_ = reinterpret_cast<const std::byte*>(owned_.data());
+  size_ = owned_.size();
 }
 
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+  if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
 BinFile::BinFile(const std::string& path, std::string_view magic, uint32_t max_version)

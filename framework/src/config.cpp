@@ -145,6 +145,17 @@ Config load_config(const fs::path& path) {
                          std::stoi(port) <= 65535;
     if (colon == 0 || !port_ok)
       r.fail(*r.find("listen"), "listen", fmt::format("must be \"host:port\", got \"{}\"", cfg.server.listen));
+    auto& server = cfg.server;
+    server.token = r.get_string("token", server.token);
+    server.max_body_bytes = static_cast<uint64_t>(r.get_int("max_body_bytes", int64_t(server.max_body_bytes), 64,
+                                                            int64_t(1) << 40));
+    server.max_queued = static_cast<unsigned>(r.get_int("max_queued", server.max_queued, 1, 1'000'000));
+    server.result_ttl_s = static_cast<unsigned>(r.get_int("result_ttl_s", server.result_ttl_s, 1, 30 * 86400));
+    server.request_timeout_s =
+        static_cast<unsigned>(r.get_int("request_timeout_s", server.request_timeout_s, 1, 3600));
+    server.max_wait_s = static_cast<unsigned>(r.get_int("max_wait_s", server.max_wait_s, 0, 3600));
+    server.shutdown_grace_s = static_cast<unsigned>(r.get_int("shutdown_grace_s", server.shutdown_grace_s, 0, 86400));
+    server.max_connections = static_cast<unsigned>(r.get_int("max_connections", server.max_connections, 1, 100'000));
     r.reject_unknown();
   }
   if (const toml::value* keys = top.find("keys")) {

@@ -99,16 +99,22 @@ uint64_t mem_available_bytes() {
   return 0;
 }
 
-// One running stage's checkpoints: every thread of the stage (its driver and the pool helpers of
-// its loops) calls checkpoint(); one at a time asks the scheduler, and while the stage is paused
-// every thread of it that reaches a checkpoint waits.
+// One running stage's checkpoints. Every thread of the stage calls checkpoint(): its owner (the
+// thread running the stage body) and the pool helpers of its loops; one at a time asks the
+// scheduler. When the answer is "pause", only the owner waits; helpers see the paused flag and
+// leave the stage's loops (ThreadPool::PauseWatch), so a paused stage holds one thread, not the
+// pool the stage it yielded to needs (that priority inversion made msm_g2 on the CPU 9x slower
+// under staggered). The owner waits at its next checkpoint, or before the stage reports finished.
 class StageRun : public std::enable_shared_from_this<StageRun> {
  public:
-  StageRun(Scheduler& sched, const StageTicket& ticket) : sched_(sched), ticket_(ticket) {}
+  StageRun(Scheduler& sched, const StageTicket& ticket)
+      : sched_(sched), ticket_(ticket), owner_(std::this_thread::get_id()) {}
 
   void checkpoint() {
+    const bool owner = std::this_thread::get_id() == owner_;
     std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !asking_ && !paused_; });
+    if (owner) cv_.wait(lock, [&] { return !asking_ && !paused_; });
+    else if (asking_ || paused_) return;
     asking_ = true;
     resumed_early_ = false;
     lock.unlock();
@@ -118,11 +124,19 @@ class StageRun : public std::enable_shared_from_this<StageRun> {
     asking_ = false;
     if (!go && !resumed_early_) {
       paused_ = true;
+      paused_flag_.store(true);
       paused_since_ = Clock::now();
-      cv_.wait(lock, [&] { return !paused_; });
+      if (owner) cv_.wait(lock, [&] { return !paused_; });
     }
     cv_.notify_all();
   }
+  // The owner, after the body: a stage paused by a helper's checkpoint is resumed (its slot given
+  // back by the scheduler) before it reports finished, so the scheduler's books balance.
+  void wait_resumed() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !asking_ && !paused_; });
+  }
+  const std::atomic<bool>* paused_flag() const { return &paused_flag_; }
   std::chrono::nanoseconds paused() {
     std::lock_guard lock(mu_);
     return paused_total_;
@@ -135,6 +149,7 @@ class StageRun : public std::enable_shared_from_this<StageRun> {
       resumed_early_ = true;  // before checkpoint() returned false: do not pause at all
     } else if (paused_) {
       paused_ = false;
+      paused_flag_.store(false);
       paused_total_ += Clock::now() - paused_since_;
     }
     cv_.notify_all();
@@ -142,9 +157,11 @@ class StageRun : public std::enable_shared_from_this<StageRun> {
 
   Scheduler& sched_;
   const StageTicket ticket_;
+  const std::thread::id owner_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool asking_ = false, paused_ = false, resumed_early_ = false;
+  std::atomic<bool> paused_flag_{false};  // paused_, for the pool helpers that read it unlocked
   Clock::time_point paused_since_;
   std::chrono::nanoseconds paused_total_{0};
 };
@@ -401,6 +418,15 @@ void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
   }
   if (job->error) job->promise.set_exception(job->error);
   else job->promise.set_value(std::move(job->out));
+  if (job->options.on_done) {
+    try {
+      job->options.on_done();
+    } catch (const std::exception& e) {
+      if (parts.log) parts.log->error("proof {}: on_done threw: {}", job->id, e.what());
+    } catch (...) {
+      if (parts.log) parts.log->error("proof {}: on_done threw", job->id);
+    }
+  }
   job_ended(job);
 }
 
@@ -449,7 +475,7 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   record.bytes = ticket.bytes;
   record.worker = t_worker;
   record.thread = size_t(t_worker);
-  record.lane = spec.needs_lane ? int(job->lane) : -1;
+  record.lane = on_strand(node) ? int(job->lane) : -1;  // ran on the lane (msm_g2 on the host pool does not)
   bool skip;
   {
     std::lock_guard lock(job->mu);
@@ -462,11 +488,13 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
     try {
       if (options.before_stage) options.before_stage(job->id, spec.stage, ticket.part);
       const Checkpoint checkpoint = [run] { run->checkpoint(); };
+      ThreadPool::PauseWatch watch(run->paused_flag());
       run_body(*job, node, checkpoint, record);
     } catch (...) {
       error = name_failure(std::current_exception(), job->id, spec);
     }
   }
+  run->wait_resumed();
   record.ended_at = Clock::now();
   record.paused = run->paused();
   record.minor_faults = thread_minor_faults() - faults_before;

@@ -66,6 +66,7 @@ void ThreadPool::stop_workers() {
 }
 
 thread_local int ThreadPool::Urgent::depth_ = 0;
+thread_local const std::atomic<bool>* ThreadPool::PauseWatch::current_ = nullptr;
 
 void ThreadPool::submit(std::function<void()> task) { push(std::move(task), false); }
 
@@ -104,30 +105,51 @@ struct ForState {
   const std::function<void(size_t)>* fn;
   // Set for a helper of an ordinary loop: while urgent tasks wait, it hands its thread back.
   const std::atomic<size_t>* yield_to = nullptr;
+  // The paused flag of the stage that runs this loop (ThreadPool::PauseWatch), if any.
+  const std::atomic<bool>* paused = nullptr;
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
+  std::atomic<size_t> helpers{0};  // helper tasks queued or draining, not yet gone
   std::mutex mu;
   std::condition_variable cv;
   std::exception_ptr error;
 
-  // Claims indices until none are left; returns when this thread has no more to do (or, as a
-  // helper that yields, when urgent work waits: the loop's caller and other helpers finish it).
-  void drain(bool helper) {
-    for (;;) {
-      if (helper && yield_to && yield_to->load(std::memory_order_relaxed) > 0) return;
-      size_t i = next.fetch_add(1);
-      if (i >= n) return;
-      try {
-        (*fn)(i);
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (!error) error = std::current_exception();
-      }
-      if (done.fetch_add(1) + 1 == n) {
-        std::lock_guard lock(mu);
-        cv.notify_all();
+  bool should_leave() const {
+    return (yield_to && yield_to->load(std::memory_order_relaxed) > 0) ||
+           (paused && paused->load(std::memory_order_relaxed));
+  }
+  bool run_next() {
+    const size_t i = next.fetch_add(1);
+    if (i >= n) return false;
+    try {
+      (*fn)(i);
+    } catch (...) {
+      std::lock_guard lock(mu);
+      if (!error) error = std::current_exception();
+    }
+    if (done.fetch_add(1) + 1 == n) {
+      std::lock_guard lock(mu);
+      cv.notify_all();
+    }
+    return true;
+  }
+  // A helper claims indices until none are left, or until it should hand its thread back
+  // (urgent work waits, or the stage is paused); the caller and other helpers finish the loop.
+  void help() {
+    {
+      ThreadPool::PauseWatch watch(paused);  // loops nested in fn watch the same stage
+      while (!should_leave() && run_next()) {
       }
     }
+    helpers.fetch_sub(1);
+  }
+  // How many helpers to invite back after some left: none while they would leave again.
+  size_t missing(size_t wanted) const {
+    if (should_leave()) return 0;
+    const size_t left = n - std::min(n, next.load(std::memory_order_relaxed));
+    const size_t have = helpers.load();
+    const size_t useful = left > 1 ? std::min(wanted, left - 1) : 0;
+    return useful > have ? useful - have : 0;
   }
 };
 }  // namespace
@@ -141,12 +163,21 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn, u
   auto state = std::make_shared<ForState>();
   state->n = n;
   state->fn = &fn;
+  state->paused = PauseWatch::current();
   const bool urgent = Urgent::active();
   if (!urgent) state->yield_to = &urgent_queued_;
-  size_t helpers = std::min(n - 1, workers_.size());
-  if (max_threads > 1) helpers = std::min<size_t>(helpers, max_threads - 1);
-  for (size_t h = 0; h < helpers; ++h) push([state] { state->drain(true); }, urgent);
-  state->drain(false);
+  size_t wanted = std::min(n - 1, workers_.size());
+  if (max_threads > 1) wanted = std::min<size_t>(wanted, max_threads - 1);
+  auto invite = [&](size_t count) {
+    for (size_t h = 0; h < count; ++h) {
+      state->helpers.fetch_add(1);
+      push([state] { state->help(); }, urgent);
+    }
+  };
+  invite(wanted);
+  // The caller never leaves its own loop (a paused stage's caller waits inside fn, at its
+  // checkpoint); between indices it invites back the helpers that left.
+  while (state->run_next()) invite(state->missing(wanted));
   // Helpers that start after all indices are claimed return at once; fn outlives every call
   // because we wait for `done`, not for the helper tasks.
   std::unique_lock lock(state->mu);

@@ -1,14 +1,17 @@
 // Witness reader (docs/formats.md §4) and the key/witness pairing check (§6.1).
 #include "pacer/formats/wtns.hpp"
 
+#include <memory>
 #include <string>
 
 #include "pacer/error.hpp"
 
 namespace pacer {
 
-Witness read_wtns(const std::string& path, Allocator* allocator) {
-  const BinFile bin(path, "wtns", kWtnsMaxVersion);
+namespace {
+
+Witness read_wtns(const BinFile& bin, Allocator* allocator) {
+  const std::string& path = bin.path();
   Witness w;
   w.path = path;
 
@@ -37,6 +40,17 @@ Witness read_wtns(const std::string& path, Allocator* allocator) {
       throw InputError(path + ": witness value " + std::to_string(i) + " is not below the scalar prime r");
   }
   return w;
+}
+
+}  // namespace
+
+Witness read_wtns(const std::string& path, Allocator* allocator) {
+  return read_wtns(BinFile(path, "wtns", kWtnsMaxVersion), allocator);
+}
+
+Witness read_wtns_bytes(const std::string& name, std::string bytes, Allocator* allocator) {
+  return read_wtns(BinFile(std::make_shared<const MappedFile>(name, std::move(bytes)), "wtns", kWtnsMaxVersion),
+                   allocator);
 }
 
 void check_witness_matches(const ProvingKey& key, const Witness& w) {

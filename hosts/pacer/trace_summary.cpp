@@ -100,6 +100,36 @@ TraceRun read_trace(const std::string& path) {
   return run;
 }
 
+// The share of the wall time in which a stage ran on some backend lane (for the cuda backend:
+// the GPU stages, an upper bound of the GPU's busy time since a stage also waits for copies),
+// and per lane. Empty when no stage ran on a lane.
+static std::string lane_busy(const TraceRun& run, double wall_s) {
+  std::map<int, std::vector<std::pair<double, double>>> by_lane;
+  std::vector<std::pair<double, double>> all;
+  for (const auto& s : run.stages) {
+    if (s.lane < 0) continue;
+    by_lane[s.lane].emplace_back(s.start_us, s.start_us + s.dur_us);
+    all.emplace_back(s.start_us, s.start_us + s.dur_us);
+  }
+  if (all.empty() || wall_s <= 0) return {};
+  auto covered = [](std::vector<std::pair<double, double>> spans) {  // length of the union
+    std::sort(spans.begin(), spans.end());
+    double total = 0, from = spans[0].first, to = spans[0].second;
+    for (const auto& [a, b] : spans) {
+      if (a > to) {
+        total += to - from;
+        from = a;
+      }
+      to = std::max(to, b);
+    }
+    return total + (to - from);
+  };
+  const double wall_us = wall_s * 1e6;
+  std::string line = fmt::format("lanes      a stage on a lane {:.0f}% of the wall", 100 * covered(all) / wall_us);
+  for (const auto& [lane, spans] : by_lane) line += fmt::format(", lane {} {:.0f}%", lane, 100 * covered(spans) / wall_us);
+  return line + "\n";
+}
+
 std::string format_trace_summary(const TraceRun& run, const TraceRun* alone) {
   std::set<uint64_t> jobs;
   double first = 1e300, last = 0, queued = 0, paused = 0;
@@ -125,6 +155,7 @@ std::string format_trace_summary(const TraceRun& run, const TraceRun* alone) {
                  ms(paused / proofs));
   fmt::format_to(out, "memory     {:.0f} page faults per proof (stage threads), {:.1f} MiB released per proof\n",
                  double(faults) / proofs, double(released) / proofs / (1 << 20));
+  if (const std::string lanes = lane_busy(run, wall); !lanes.empty()) fmt::format_to(out, "{}", lanes);
   fmt::format_to(out, "\n{:<11} {:>6} {:>11} {:>11} {:>11} {:>10}  {}\n", "stage", "tasks", "run p50", "run p95",
                  "alone p50", "inflation", alone ? "(alone: --alone trace, median)" : "(alone: fastest task here)");
   for (const std::string& name : stage_order(run)) {

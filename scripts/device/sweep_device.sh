@@ -4,6 +4,7 @@
 # insecure key per size, then runs scripts/sweep.sh on each, all within DEADLINE seconds (one
 # device call is at most 10 minutes). Results go to $OUT/sweep.tar.gz (summaries, traces, tables).
 #   scripts/device/sweep_device.sh "18 20" "greedy throttled staggered adaptive" "plain" "1 4 16" [proofs] [deadline s]
+# SWEEP_RUN_TIMEOUT (default 90 s, capped by the time left) bounds one run.
 # SWEEP_EXTRA_TOML is appended to every config (scripts/sweep.sh --extra-toml), e.g. the cuda backend.
 set -euo pipefail
 sizes=${1:-18} schedulers=${2:-"greedy throttled staggered adaptive"} allocators=${3:-plain} jobs=${4:-"1 4 16"}
@@ -22,11 +23,14 @@ for k in $sizes; do
   "$pacer" setup --insecure --r1cs "$dir/c.r1cs" --zkey "$dir/c.zkey" --vkey "$dir/vk.json" >/dev/null
   echo "2^$k: $constraints constraints, circuit and key in $(( $(date +%s) - t0 )) s" | tee -a "$out/log.txt"
   left=$(( deadline - ($(date +%s) - start) ))
-  [ "$left" -gt 60 ] || { echo "no time left for 2^$k" | tee -a "$out/log.txt"; break; }
+  [ "$left" -gt 15 ] || { echo "no time left for 2^$k (${left} s)" | tee -a "$out/log.txt"; break; }
+  # One run may take SWEEP_RUN_TIMEOUT seconds (default 90), never more than the time left.
+  run_timeout=${SWEEP_RUN_TIMEOUT:-90}
+  [ "$run_timeout" -le "$left" ] || run_timeout=$left
   rc=0
   scripts/sweep.sh --pacer "$pacer" --zkey "$dir/c.zkey" --witness "$dir/w.wtns" --out "$out/2^$k" \
     --schedulers "$schedulers" --allocators "$allocators" --jobs "$jobs" --proofs "$proofs" \
-    --run-timeout 90 --budget "$left" --extra-toml "${SWEEP_EXTRA_TOML:-}" >"$out/2^$k.table.md" 2>&1 || rc=$?
+    --run-timeout "$run_timeout" --budget "$left" --extra-toml "${SWEEP_EXTRA_TOML:-}" >"$out/2^$k.table.md" 2>&1 || rc=$?
   echo "2^$k: sweep exit $rc after $(( $(date +%s) - start )) s" | tee -a "$out/log.txt"
 done
 tar -C "$(dirname "$out")" -czf "${OUT:-/tmp/out}/sweep.tar.gz" sweep

@@ -99,7 +99,7 @@ PY
       rc=0
       run_pacer "$out/r" report "$out/t.json" --svg "$out/w.svg" || rc=$?
       if [ $rc -ne 0 ]; then fail "report: pacer report exited $rc"; show_output "$out/r"; continue; fi
-      for needle in 'proofs/s' 'inflation' 'waited' 'page faults' 'synthesize' 'msm_g2'; do
+      for needle in 'proofs/s' 'inflation' 'waited' 'page faults' 'synthesize' 'msm_g2' 'a stage on a lane'; do
         grep -q "$needle" "$out/r/stdout" || fail "report: no '$needle' in the summary"
       done
       bars=$(grep -c 'class="stage"' "$out/w.svg" || true)

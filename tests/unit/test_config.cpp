@@ -92,6 +92,9 @@ TEST_CASE("config: defaults, from code, from an empty file and from examples/con
   CHECK(shipped.pipeline.jobs_in_flight == 1);
   CHECK(shipped.pipeline.release == pacer::ReleasePolicy::immediate);
   CHECK(shipped.server.listen == "127.0.0.1:9820");
+  CHECK(shipped.server.token.empty());
+  CHECK(shipped.server.max_queued == 1024);
+  CHECK(shipped.server.result_ttl_s == 600);
 }
 
 TEST_CASE("config: every key is read, relative paths are resolved against the config's folder", "[config]") {
@@ -124,6 +127,14 @@ release = "bounded"
 
 [server]
 listen = "0.0.0.0:7000"
+token = "t0ken"
+max_body_bytes = 1000
+max_queued = 7
+result_ttl_s = 60
+request_timeout_s = 5
+max_wait_s = 9
+shutdown_grace_s = 0
+max_connections = 10
 
 [[keys]]
 id = "poseidon"
@@ -151,6 +162,14 @@ zkey = "/data/abs.zkey"
   CHECK(cfg.pipeline.jobs_in_flight == 4);
   CHECK(cfg.pipeline.release == pacer::ReleasePolicy::bounded);
   CHECK(cfg.server.listen == "0.0.0.0:7000");
+  CHECK(cfg.server.token == "t0ken");
+  CHECK(cfg.server.max_body_bytes == 1000);
+  CHECK(cfg.server.max_queued == 7);
+  CHECK(cfg.server.result_ttl_s == 60);
+  CHECK(cfg.server.request_timeout_s == 5);
+  CHECK(cfg.server.max_wait_s == 9);
+  CHECK(cfg.server.shutdown_grace_s == 0);
+  CHECK(cfg.server.max_connections == 10);
   REQUIRE(cfg.keys.size() == 2);
   REQUIRE(cfg.find_key("poseidon") != nullptr);
   CHECK(cfg.find_key("poseidon")->zkey == conf / "keys/poseidon.zkey");
@@ -200,6 +219,10 @@ TEST_CASE("config: wrong types and bad values are one-line errors naming key and
   CHECK_THAT(load_error("[server]\nlisten = \"9820\"\n"),
              Equals("config.toml:2: [server] listen must be \"host:port\", got \"9820\""));
   CHECK_THAT(load_error("[server]\nlisten = \"localhost:99999\"\n"), Contains("config.toml:2: [server] listen"));
+  CHECK_THAT(load_error("[server]\nmax_queued = 0\n"),
+             Equals("config.toml:2: [server] max_queued must be between 1 and 1000000, got 0"));
+  CHECK_THAT(load_error("[server]\ntoken = 5\n"), Equals("config.toml:2: [server] token must be a string, got integer"));
+  CHECK_THAT(load_error("[server]\nport = 5\n"), Contains("config.toml:2: unknown key 'port' in [server] (known: listen, "));
   CHECK_THAT(load_error("[keys]\nid = \"a\"\n"), Contains("config.toml:1: keys must be an array of tables ([[keys]])"));
   CHECK_THAT(load_error("[[keys]]\nid = \"a\"\n"), Equals("config.toml:1: [[keys]] #1 needs zkey = \"path/to/circuit.zkey\""));
   CHECK_THAT(load_error("[[keys]]\nzkey = \"a\"\n"), Equals("config.toml:1: [[keys]] #1 needs id = \"...\""));

@@ -57,3 +57,50 @@ TEST_CASE("an urgent parallel_for takes workers from a long ordinary one", "[poo
   CHECK(urgent_threads.size() >= 2);
   CHECK(long_done_when_urgent_finished < long_n);
 }
+
+TEST_CASE("a paused stage's loop hands its helpers to other work and gets them back on resume", "[pool]") {
+  ThreadPool pool(4);  // three workers and the caller
+  std::atomic<bool> paused{false}, resumed{false};
+  std::mutex mu;
+  std::set<std::thread::id> after_resume;
+  std::thread::id owner;
+  std::atomic<size_t> done{0};
+  std::thread stage([&] {
+    owner = std::this_thread::get_id();
+    const ThreadPool::PauseWatch watch(&paused);
+    pool.parallel_for(300, [&](size_t) {
+      // The owner waits while paused, as StageRun's owner does at a checkpoint.
+      if (std::this_thread::get_id() == owner)
+        while (paused.load()) std::this_thread::sleep_for(1ms);
+      if (resumed.load()) {
+        std::lock_guard lock(mu);
+        after_resume.insert(std::this_thread::get_id());
+      }
+      std::this_thread::sleep_for(2ms);
+      done.fetch_add(1);
+    });
+  });
+  std::this_thread::sleep_for(20ms);  // the three workers now help the stage's loop
+  paused = true;
+  std::this_thread::sleep_for(10ms);  // each leaves after its current index
+
+  std::set<std::thread::id> other_threads;
+  pool.parallel_for(24, [&](size_t) {
+    {
+      std::lock_guard lock(mu);
+      other_threads.insert(std::this_thread::get_id());
+    }
+    std::this_thread::sleep_for(3ms);
+  });
+  const size_t done_while_paused = done.load();
+  std::this_thread::sleep_for(10ms);
+  CHECK(done.load() == done_while_paused);  // nobody works on a paused stage
+
+  resumed = true;
+  paused = false;
+  stage.join();
+  REQUIRE(done.load() == 300);
+  // Before: the paused loop's helpers blocked in it, and the other loop ran on its caller alone.
+  CHECK(other_threads.size() == 4);
+  CHECK(after_resume.size() >= 3);  // the owner invited helpers back
+}

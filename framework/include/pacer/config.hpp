@@ -51,8 +51,17 @@ struct Config {
     ReleasePolicy release = ReleasePolicy::immediate;  // lent to the allocator (HostServices::release)
   } pipeline;
 
+  // `pacer serve` (docs/daemon.md).
   struct Server {
-    std::string listen = "127.0.0.1:9820";  // host:port for `pacer serve`
+    std::string listen = "127.0.0.1:9820";  // host:port; port 0 = any free port (pacer serve --port-file)
+    std::string token;                      // bearer token every request must carry; empty = none
+    uint64_t max_body_bytes = uint64_t(256) << 20;  // a larger witness gets 413 before it is read
+    unsigned max_queued = 1024;             // jobs that may wait ahead of a new one; more: 429
+    unsigned result_ttl_s = 600;            // a finished job is kept this long, then forgotten
+    unsigned request_timeout_s = 30;        // a request, headers and body, must arrive within this
+    unsigned max_wait_s = 300;              // the longest ?wait= long-poll
+    unsigned shutdown_grace_s = 30;         // SIGTERM: how long the proofs in flight may still run
+    unsigned max_connections = 1024;        // open connections; more are closed at once
   } server;
 
   std::vector<KeyEntry> keys;

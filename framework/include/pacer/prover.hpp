@@ -59,6 +59,10 @@ inline constexpr unsigned kMaxJobsInFlight = 256;
 struct ProveOptions {
   // TEST ONLY: r = s = 0 makes the proof deterministic (and removes zero-knowledge).
   bool zero_blinding = false;
+  // Called once the proof's future is ready (done or failed), on an engine thread: it must be quick
+  // and must not wait on other proofs. Lets a daemon learn of every end without a thread per proof.
+  // What it throws is logged and dropped.
+  std::function<void()> on_done;
 };
 
 // One stage of one proof as it ran: the raw material of traces, waterfalls and percentiles.

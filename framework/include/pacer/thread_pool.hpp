@@ -45,6 +45,23 @@ class ThreadPool {
     static thread_local int depth_;
   };
 
+  // While one is alive on a thread, parallel_for loops called there watch `paused` (a stage the
+  // scheduler paused at a checkpoint): their helpers leave at the next index while it is set, so
+  // a paused stage holds no pool thread that the stage it yielded to needs; the loop's caller
+  // invites helpers back once it is clear. Helpers watch the same flag in loops nested in theirs.
+  class PauseWatch {
+   public:
+    explicit PauseWatch(const std::atomic<bool>* paused) : outer_(current_) { current_ = paused; }
+    ~PauseWatch() { current_ = outer_; }
+    PauseWatch(const PauseWatch&) = delete;
+    PauseWatch& operator=(const PauseWatch&) = delete;
+    static const std::atomic<bool>* current() { return current_; }
+
+   private:
+    const std::atomic<bool>* outer_;
+    static thread_local const std::atomic<bool>* current_;
+  };
+
  private:
   struct Task {
     std::function<void()> fn;

@@ -46,6 +46,9 @@ std::string describe_magic(std::span<const std::byte> bytes);
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path);
+  // Bytes that arrived another way (a request body): read by the same parsers as a file, with
+  // `name` in their messages. Throws InputError when empty, as for an empty file.
+  MappedFile(std::string name, std::string bytes);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -56,6 +59,8 @@ class MappedFile {
   std::string path_;
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
+  std::string owned_;  // the bytes of the in-memory form; empty for a mapped file
+  bool mapped_ = false;
 };
 
 class BinFile {

@@ -18,6 +18,8 @@ struct Witness {
 // Throws InputError naming the path: bad magic/version, unknown prime, truncated, value >= r.
 // The values come from `allocator` (Usage::witness; null: operator new).
 Witness read_wtns(const std::string& path, Allocator* allocator = nullptr);
+// The same from bytes in memory (a request body); `name` stands for the path in messages.
+Witness read_wtns_bytes(const std::string& name, std::string bytes, Allocator* allocator = nullptr);
 
 // Mismatched curve or size between key and witness: InputError naming both files.
 void check_witness_matches(const ProvingKey& key, const Witness& w);

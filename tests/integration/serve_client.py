@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""Real HTTP clients against a running `pacer serve` (started by serve.sh). One case per run:
+
+  serve_client.py CASE --port P --pid PID --src SRC --pacer PACER --work DIR [--token T]
+
+Cases: roundtrip, concurrent, priority, bad_requests, token, slow_client, shutdown,
+shutdown_without_grace, expiry.
+Prints "ok: ..." per check and "FAIL: ..." per failure; exit 1 on any failure."""
+import argparse
+import concurrent.futures
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+A = None
+FAILED = False
+CIRCUITS = None
+
+
+def ok(msg):
+    print(f"ok: {msg}", flush=True)
+
+
+def fail(msg):
+    global FAILED
+    FAILED = True
+    print(f"FAIL: {msg}", flush=True)
+
+
+def check(cond, msg, detail=""):
+    if cond:
+        ok(msg)
+    else:
+        fail(f"{msg} {detail}".strip())
+    return cond
+
+
+def fixture(name, curve):
+    return os.path.join(CIRCUITS, name, curve)
+
+
+def witness(name="poseidon3", curve="bn128"):
+    with open(os.path.join(fixture(name, curve), "witness.wtns"), "rb") as f:
+        return f.read()
+
+
+def request(method, path, body=None, headers=None, timeout=60, token=None):
+    """(status, headers dict (lowercase), body bytes) on a fresh connection."""
+    h = dict(headers or {})
+    token = A.token if token is None else token
+    if token:
+        h.setdefault("Authorization", f"Bearer {token}")
+    conn = http.client.HTTPConnection("127.0.0.1", A.port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=h)
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
+def as_json(body):
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def submit(key="poseidon3-bn128", priority=None, body=None, retry=True):
+    """Submits; on 429 waits Retry-After and tries again when `retry`. Returns (status, json)."""
+    q = f"/v1/proofs?key={key}" + (f"&priority={priority}" if priority else "")
+    while True:
+        status, headers, data = request("POST", q, body=witness() if body is None else body)
+        if status == 429 and retry:
+            time.sleep(float(headers.get("retry-after", "1")))
+            continue
+        return status, as_json(data), headers
+
+
+def wait_final(job_id, seconds=60):
+    deadline = time.time() + seconds
+    while True:
+        status, _, data = request("GET", f"/v1/proofs/{job_id}?wait=30", timeout=40)
+        j = as_json(data)
+        if status != 200 or j["state"] in ("done", "failed", "cancelled") or time.time() > deadline:
+            return status, j
+
+
+def write_outputs(job, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    proof, public = os.path.join(out_dir, "proof.json"), os.path.join(out_dir, "public.json")
+    with open(proof, "w") as f:
+        json.dump(job["proof"], f, indent=1)
+    with open(public, "w") as f:
+        json.dump(job["public"], f, indent=1)
+    return proof, public
+
+
+def pacer_verify(vkey, proof, public):
+    return subprocess.run([A.pacer, "verify", "--vkey", vkey, "--proof", proof, "--public", public],
+                          capture_output=True, text=True).returncode == 0
+
+
+def snarkjs_verify(vkey, proof, public):
+    snarkjs = os.path.join(A.src, "tests/oracle/node_modules/.bin/snarkjs")
+    r = subprocess.run([snarkjs, "groth16", "verify", vkey, public, proof], capture_output=True, text=True)
+    return r.returncode == 0 and "OK!" in r.stdout
+
+
+def one_line_error(status, data, want_status, what):
+    j = as_json(data)
+    good = (status == want_status and isinstance(j, dict) and isinstance(j.get("error"), str)
+            and "\n" not in j["error"] and j["error"])
+    check(good, f"{what}: {want_status} with a one-line reason" + (f" ({j['error']})" if good else ""),
+          f"(got {status}: {data[:300]!r})")
+
+
+def metric(text, name):
+    m = re.search(r"^" + re.escape(name) + r" (\S+)$", text, re.M)
+    return float(m.group(1)) if m else None
+
+
+def still_serving(what):
+    status, j, _ = submit(key="mul3-bn128", body=witness("mul3"))
+    if status != 202:
+        return fail(f"after {what}: a good proof was refused ({status} {j})")
+    status, job = wait_final(j["id"])
+    check(status == 200 and job["state"] == "done", f"after {what}: the daemon still proves", f"({status} {job})")
+
+
+# --- cases
+
+def case_roundtrip():
+    status, j, headers = submit(retry=False)
+    check(status == 202 and j and len(j.get("id", "")) >= 16, "POST /v1/proofs answers 202 with an id", f"({status} {j})")
+    check(headers.get("location") == f"/v1/proofs/{j['id']}", "202 carries Location: /v1/proofs/{id}")
+    t0 = time.time()
+    status, _, data = request("GET", f"/v1/proofs/{j['id']}?wait=30", timeout=40)
+    job = as_json(data)
+    check(status == 200 and job["state"] == "done", f"long-poll returns the final state ({time.time() - t0:.2f} s)",
+          f"({status} {job})")
+    fx = fixture("poseidon3", "bn128")
+    proof, public = write_outputs(job, os.path.join(A.work, "roundtrip"))
+    vkey = os.path.join(fx, "verification_key.json")
+    check(snarkjs_verify(vkey, proof, public), "snarkjs groth16 verify accepts the daemon's proof")
+    check(pacer_verify(vkey, proof, public), "pacer verify accepts the daemon's proof")
+    with open(os.path.join(fx, "public.json")) as f:
+        check(json.load(f) == job["public"], "public equals the shipped public.json")
+    t = job.get("timings", {})
+    check(all(k in t for k in ("submitted_at", "started_at", "ended_at", "queued_s", "running_s", "stages_s")),
+          "timings name the queue, run and stage times", f"({t})")
+    status, _, data = request("DELETE", f"/v1/proofs/{j['id']}")
+    one_line_error(status, data, 409, "DELETE of a finished proof")
+    status, _, data = request("GET", "/v1/status")
+    st = as_json(data)
+    check(status == 200 and st["state"] == "serving" and any(k["id"] == "poseidon3-bn128" for k in st["keys"])
+          and "allocator" in st and "memory" in st and "devices" in st["backend"], "GET /v1/status", f"({st})")
+
+
+def case_concurrent(n=200):
+    t0 = time.time()
+
+    def one(i):
+        status, j, _ = submit()
+        if status != 202:
+            return i, None, f"submit {status} {j}"
+        status, job = wait_final(j["id"], 300)
+        return i, job, None if status == 200 else f"get {status}"
+
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=n) as pool:
+        results = list(pool.map(one, range(n)))
+    elapsed = time.time() - t0
+    done = [job for _, job, err in results if job and job["state"] == "done"]
+    errors = [err or job.get("error") for _, job, err in results if not job or job["state"] != "done"]
+    check(len(done) == n, f"{n} concurrent submissions: {len(done)} done in {elapsed:.1f} s", f"({errors[:3]})")
+    check(len({job["id"] for job in done}) == len(done), "every job has its own id")
+    fx = fixture("poseidon3", "bn128")
+    vkey = os.path.join(fx, "verification_key.json")
+    t1 = time.time()
+    bad = 0
+    for k, job in enumerate(done):
+        proof, public = write_outputs(job, os.path.join(A.work, f"concurrent-{k}"))
+        bad += not pacer_verify(vkey, proof, public)
+    check(bad == 0, f"pacer verify accepts all {len(done)} proofs ({time.time() - t1:.1f} s)", f"({bad} rejected)")
+    sample = [0, len(done) // 2, len(done) - 1] if done else []
+    check(all(snarkjs_verify(vkey, *write_outputs(done[k], os.path.join(A.work, f"concurrent-{k}"))) for k in sample),
+          f"snarkjs accepts a sample of {len(sample)}")
+    _, _, data = request("GET", "/metrics")
+    text = data.decode()
+    counted = metric(text, 'pacer_proofs_total{outcome="done"}')
+    check(counted == n, f"/metrics counts {n} done", f"(counted {counted})")
+    check(metric(text, "pacer_proofs_submitted_total") == n, f"/metrics counts {n} submitted")
+    check(metric(text, 'pacer_proofs_total{outcome="failed"}') == 0 and
+          metric(text, 'pacer_proofs_total{outcome="cancelled"}') == 0, "none failed or cancelled")
+    check(metric(text, "pacer_queue_depth") == 0 and metric(text, "pacer_proofs_in_flight") == 0, "the queue is empty")
+    check(metric(text, 'pacer_stage_duration_seconds_count{stage="msm_g1"}') == 4 * n and
+          metric(text, "pacer_proof_duration_seconds_count") == n, "stage and proof histograms count every proof")
+    for name in ('pacer_allocator_bytes{kind="peak"}', 'pacer_allocator_bytes{kind="hugepage"}',
+                 "pacer_scheduler_wait_seconds_count", "pacer_queue_wait_seconds_count"):
+        check(metric(text, name) is not None, f"/metrics has {name}")
+
+
+def case_priority():
+    # jobs_in_flight = 1, max_queued = 4 (serve.sh): fill the queue with normal proofs until 429.
+    normal, refused = [], None
+    for _ in range(2000):
+        status, j, headers = submit(retry=False)
+        if status == 202:
+            normal.append(j["id"])
+        elif status == 429:
+            refused = (headers, j)
+            break
+        else:
+            return fail(f"submit answered {status} {j}")
+    if not check(refused is not None, f"a full queue answers 429 (after {len(normal)} accepted)"):
+        return
+    headers, j = refused
+    check(headers.get("retry-after", "").isdigit() and int(headers["retry-after"]) >= 1,
+          f"429 carries Retry-After: {headers.get('retry-after')}")
+    check(isinstance(j, dict) and "\n" not in j.get("error", "\n"), f"429 has a one-line reason ({j})")
+    status, crit, _ = submit(priority="critical", retry=False)
+    check(status == 202, "a critical proof is accepted behind the full queue", f"({status} {crit})")
+    jobs = {i: wait_final(i)[1] for i in normal}
+    _, c = wait_final(crit["id"])
+    check(c["state"] == "done", "the critical proof is done")
+    waiting = [jobs[i] for i in normal if jobs[i]["timings"]["started_at"] > c["timings"]["submitted_at"]]
+    check(len(waiting) >= 1, f"{len(waiting)} normal proofs were still queued when it came")
+    check(all(j["timings"]["ended_at"] > c["timings"]["ended_at"] for j in waiting),
+          "the critical proof finished before every normal proof queued ahead of it")
+    check(all(j["state"] == "done" for j in jobs.values()), f"all {len(normal)} normal proofs are done")
+    # Cancel: a queued proof is cancelled at once; its final state says so.
+    ids = []
+    for _ in range(3):
+        status, j, _ = submit(priority="low", retry=True)
+        ids.append(j["id"])
+    status, _, data = request("DELETE", f"/v1/proofs/{ids[-1]}")
+    j = as_json(data)
+    check(status in (200, 202, 409), f"DELETE answers {status}", f"({data[:200]!r})")
+    _, final = wait_final(ids[-1])
+    check(final["state"] == ("cancelled" if status in (200, 202) else "done"),
+          f"after DELETE ({status}) the proof is {final['state']}")
+
+
+def case_bad_requests():
+    bn, bls = witness("poseidon3", "bn128"), witness("poseidon3", "bls12381")
+    cases = [
+        ("PUT", "/v1/proofs?key=poseidon3-bn128", bn, 405, "wrong method"),
+        ("GET", "/v2/nothing", None, 404, "unknown endpoint"),
+        ("POST", "/v1/proofs", bn, 400, "missing ?key"),
+        ("POST", "/v1/proofs?key=nope", bn, 404, "unknown key"),
+        ("POST", "/v1/proofs?key=poseidon3-bn128&priority=urgent", bn, 400, "unknown priority"),
+        ("POST", "/v1/proofs?key=poseidon3-bn128&colour=red", bn, 400, "unknown query parameter"),
+        ("POST", "/v1/proofs?key=poseidon3-bn128", b"", 400, "empty body"),
+        ("POST", "/v1/proofs?key=poseidon3-bn128", b"not a witness at all", 400, "a body that is no .wtns"),
+        ("POST", "/v1/proofs?key=poseidon3-bn128", bn[:len(bn) // 2], 400, "a truncated .wtns"),
+        ("POST", "/v1/proofs?key=poseidon3-bn128", bls, 422, "a witness for the wrong curve"),
+        ("POST", "/v1/proofs?key=poseidon3-bn128", witness("mul3", "bn128"), 422, "a witness of the wrong size"),
+        ("POST", "/v1/proofs?key=poseidon3-bn128%", bn, 400, "a broken percent-escape"),
+        ("GET", "/v1/proofs/0123456789abcdef", None, 404, "an unknown id"),
+        ("GET", "/v1/proofs/0123456789abcdef?wait=soon", None, 400, "a bad wait"),
+        ("DELETE", "/v1/proofs/0123456789abcdef", None, 404, "DELETE of an unknown id"),
+    ]
+    for method, path, body, want, what in cases:
+        status, _, data = request(method, path, body=body)
+        one_line_error(status, data, want, what)
+    # Over the limit (serve.sh: max_body_bytes = 100000): refused from the header, before the body.
+    with socket.create_connection(("127.0.0.1", A.port), timeout=10) as s:
+        s.sendall(b"POST /v1/proofs?key=poseidon3-bn128 HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n" +
+                  b"\0" * 1000)
+        t0 = time.time()
+        reply = s.recv(65536).decode(errors="replace")
+        status = int(reply.split()[1]) if reply.startswith("HTTP/1.1") else 0
+        body = reply.split("\r\n\r\n", 1)[-1]
+        one_line_error(status, body.encode(), 413, f"a 50 MB body, {1000} bytes sent ({time.time() - t0:.2f} s)")
+    # Chunked bodies are counted as they arrive.
+    with socket.create_connection(("127.0.0.1", A.port), timeout=10) as s:
+        s.sendall(b"POST /v1/proofs?key=poseidon3-bn128 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"\0" * 65536
+        reply = b""
+        try:
+            for _ in range(4):
+                s.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+        except OSError:
+            pass
+        reply = s.recv(65536).decode(errors="replace")
+        status = int(reply.split()[1]) if reply.startswith("HTTP/1.1") else 0
+        one_line_error(status, reply.split("\r\n\r\n", 1)[-1].encode(), 413, "a chunked body over the limit")
+    # Not HTTP at all.
+    with socket.create_connection(("127.0.0.1", A.port), timeout=10) as s:
+        s.sendall(b"\x16\x03\x01 this is not HTTP\r\n\r\n")
+        reply = s.recv(65536).decode(errors="replace")
+        status = int(reply.split()[1]) if reply.startswith("HTTP/1.1") else 0
+        one_line_error(status, reply.split("\r\n\r\n", 1)[-1].encode(), 400, "bytes that are not HTTP")
+    still_serving("the bad requests")
+
+
+def case_token():
+    for token, what in (("", "a missing token"), ("wrong", "a wrong token")):
+        status, _, data = request("POST", "/v1/proofs?key=poseidon3-bn128", body=witness(), token=token)
+        one_line_error(status, data, 401, what)
+    status, _, data = request("GET", "/metrics")
+    check(status == 200, "the right token is let in")
+    still_serving("refused tokens")
+
+
+def case_slow_client():
+    # serve.sh: request_timeout_s = 2. Headers, half a body, then nothing.
+    s = socket.create_connection(("127.0.0.1", A.port), timeout=20)
+    body = witness()
+    auth = f"Authorization: Bearer {A.token}\r\n".encode() if A.token else b""
+    s.sendall(b"POST /v1/proofs?key=poseidon3-bn128 HTTP/1.1\r\nHost: x\r\n" + auth +
+              b"Content-Length: %d\r\n\r\n" % len(body) + body[:len(body) // 2])
+    t0 = time.time()
+    still_serving("a client that stalls mid-body (while it stalls)")
+    reply = s.recv(65536).decode(errors="replace")
+    waited = time.time() - t0
+    status = int(reply.split()[1]) if reply.startswith("HTTP/1.1") else 0
+    one_line_error(status, reply.split("\r\n\r\n", 1)[-1].encode(), 408, f"a stalled body, after {waited:.1f} s")
+    check(s.recv(100) == b"", "the stalled connection is closed")
+    s.close()
+
+
+def case_shutdown():
+    # serve.sh: jobs_in_flight = 1. Many proofs, a long-poll on each, then SIGTERM.
+    ids = [submit()[1]["id"] for _ in range(40)]
+    results = {}
+
+    def poll(i):
+        results[i] = wait_final(i, 60)
+
+    threads = [threading.Thread(target=poll, args=(i,)) for i in ids]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    os.kill(A.pid, signal.SIGTERM)
+    time.sleep(0.1)
+    try:
+        status, j, _ = submit(retry=False)
+        check(status == 503, f"a submission after SIGTERM is refused ({status})")
+    except OSError as e:
+        ok(f"a submission after SIGTERM finds the daemon gone ({e.__class__.__name__})")
+    for t in threads:
+        t.join(70)
+    states = [results.get(i, (0, None))[1] for i in ids]
+    final = [s["state"] for s in states if s]
+    check(len(final) == len(ids) and all(s in ("done", "cancelled") for s in final),
+          f"every accepted proof reached a final state: {final.count('done')} done, "
+          f"{final.count('cancelled')} cancelled", f"({len(final)} of {len(ids)}: {set(final)})")
+    check(all(s.get("error") for s in states if s and s["state"] == "cancelled"), "each cancelled one says why")
+
+
+# serve.sh: shutdown_grace_s = 0: the proof in flight is reported cancelled at once and the
+# daemon leaves without waiting for it.
+case_shutdown_without_grace = case_shutdown
+
+
+def case_expiry():
+    # serve.sh: result_ttl_s = 1
+    status, j, _ = submit()
+    _, job = wait_final(j["id"])
+    check(job["state"] == "done", "the proof is done")
+    time.sleep(3)
+    status, _, data = request("GET", f"/v1/proofs/{j['id']}")
+    one_line_error(status, data, 404, "its result, after result_ttl_s")
+
+
+def main():
+    global A, CIRCUITS
+    p = argparse.ArgumentParser()
+    p.add_argument("case")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--src", required=True)
+    p.add_argument("--pacer", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--token", default="")
+    A = p.parse_args()
+    CIRCUITS = os.path.join(A.src, "examples/circuits")
+    globals()["case_" + A.case]()
+    sys.exit(1 if FAILED else 0)
+
+
+if __name__ == "__main__":
+    main()
