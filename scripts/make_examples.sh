@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the shipped example fixtures in examples/circuits/<name>/<curve>/ with the pinned
 # snarkjs 0.7.6 + circom2 0.2.23 of tests/oracle (package-lock.json). Slow (powers of tau): run
-# by hand when a circuit changes, never in CI. Follows ../shared/spec/make_fixtures.sh.
+# by hand when a circuit changes, never in CI. docs/formats.md §9.
 #   usage: scripts/make_examples.sh [name:curve:power ...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,4 @@
-// Memory-mapped reading of the iden3 binary container (SNARKJS_FORMATS.md §2).
+// Memory-mapped reading of the iden3 binary container (docs/formats.md §2).
 #include "pacer/formats/binfile.hpp"
 
 #include <sys/mman.h>

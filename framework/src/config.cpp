@@ -1,7 +1,6 @@
 #include "pacer/config.hpp"
 
 #include <algorithm>
-#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -42,107 +41,6 @@ bool is_listen_address(std::string_view address) {
 
 namespace {
 
-// Reads one table of the config: every read records the key, finish() rejects the rest.
-// `section` is how the table is written in messages: "[host]", "[[keys]] #2", "top level".
-class TableReader {
- public:
-  TableReader(const toml::value& table, std::string section, bool top_level = false)
-      : table_(table), section_(std::move(section)), top_level_(top_level) {}
-
-  const toml::value* find(const std::string& key) {
-    if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.push_back(key);
-    const auto& t = table_.as_table();
-    const auto it = t.find(key);
-    return it == t.end() ? nullptr : &it->second;
-  }
-
-  [[noreturn]] void fail(const toml::value& v, const std::string& key, const std::string& what) const {
-    throw InputError(fmt::format("{}{} {} {}", toml_line_prefix(v), section_, key, what));
-  }
-  [[noreturn]] void wrong_type(const toml::value& v, const std::string& key, const char* wanted) const {
-    fail(v, key, fmt::format("must be {}, got {}", wanted, toml_type_name(v.type())));
-  }
-
-  std::string get_string(const std::string& key, std::string def) {
-    const toml::value* v = find(key);
-    if (!v) return def;
-    if (!v->is_string()) wrong_type(*v, key, "a string");
-    return v->as_string().str;
-  }
-
-  bool get_bool(const std::string& key, bool def) {
-    const toml::value* v = find(key);
-    if (!v) return def;
-    if (!v->is_boolean()) wrong_type(*v, key, "true or false");
-    return v->as_boolean();
-  }
-
-  // Integers are range-checked here so no caller narrows a negative or huge value silently.
-  int64_t get_int(const std::string& key, int64_t def, int64_t min, int64_t max) {
-    const toml::value* v = find(key);
-    if (!v) return def;
-    if (!v->is_integer()) wrong_type(*v, key, "an integer");
-    const int64_t x = v->as_integer();
-    if (x < min || x > max) fail(*v, key, fmt::format("must be between {} and {}, got {}", min, max, x));
-    return x;
-  }
-
-  // A string that must be one of `allowed`.
-  std::string get_choice(const std::string& key, std::string def, const std::vector<std::string>& allowed) {
-    const toml::value* v = find(key);
-    if (!v) return def;
-    if (!v->is_string()) wrong_type(*v, key, "a string");
-    const std::string s = v->as_string().str;
-    if (std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-      fail(*v, key, fmt::format("must be one of {}, got \"{}\"", fmt::join(allowed, ", "), s));
-    return s;
-  }
-
-  std::vector<std::string> get_string_array(const std::string& key) {
-    const toml::value* v = find(key);
-    if (!v) return {};
-    if (!v->is_array()) wrong_type(*v, key, "an array of strings");
-    std::vector<std::string> out;
-    for (const auto& item : v->as_array()) {
-      if (!item.is_string()) fail(item, key, fmt::format("must hold strings only, got {}", toml_type_name(item.type())));
-      out.push_back(item.as_string().str);
-    }
-    return out;
-  }
-
-  // A plugin's params table: kept whole, the plugin reads it through Params.
-  Params get_params(const std::string& key, const std::string& params_section) {
-    const toml::value* v = find(key);
-    if (!v) return Params(toml::table{}, params_section);
-    if (!v->is_table()) wrong_type(*v, key, "a table");
-    return Params(*v, params_section);
-  }
-
-  // The first unknown key in file order, naming what is allowed instead.
-  void finish() const {
-    const std::pair<const std::string, toml::value>* first = nullptr;
-    for (const auto& entry : table_.as_table()) {
-      if (std::find(known_.begin(), known_.end(), entry.first) != known_.end()) continue;
-      if (!first || detail::toml_offset(entry.second) < detail::toml_offset(first->second)) first = &entry;
-    }
-    if (!first) return;
-    const std::string at = toml_line_prefix(first->second);
-    if (top_level_ && first->second.is_table())
-      throw InputError(fmt::format("{}unknown table [{}] (known: {})", at, first->first, fmt::join(known_, ", ")));
-    if (top_level_)
-      throw InputError(fmt::format("{}unknown key '{}' at top level (known tables: {})", at, first->first,
-                                   fmt::join(known_, ", ")));
-    throw InputError(fmt::format("{}unknown key '{}' in {} (known: {})", at, first->first, section_,
-                                 fmt::join(known_, ", ")));
-  }
-
- private:
-  const toml::value& table_;
-  std::string section_;
-  bool top_level_;
-  std::vector<std::string> known_;
-};
-
 // Relative paths in a config mean "relative to the config file", not to the current directory.
 fs::path resolve(const fs::path& config_dir, const std::string& p) {
   return (fs::path(p).is_absolute() ? fs::path(p) : config_dir / p).lexically_normal();
@@ -174,14 +72,14 @@ std::string condense_syntax_error(const toml::syntax_error& e, const std::string
 }
 
 void read_plugin_choice(const toml::value& table, const std::string& name, PluginChoice& choice) {
-  TableReader r(table, "[" + name + "]");
+  const Params r(table, "[" + name + "]");
   choice.plugin = r.get_string("plugin", choice.plugin);
   if (choice.plugin.empty()) {
     if (const toml::value* v = r.find("plugin")) r.fail(*v, "plugin", "must name a plugin (see `pacer plugins`)");
     throw InputError(fmt::format("{}[{}] needs plugin = \"...\" (see `pacer plugins`)", toml_line_prefix(table), name));
   }
-  choice.params = r.get_params("params", "[" + name + ".params]");
-  r.finish();
+  choice.params = r.get_table("params", "[" + name + ".params]");
+  r.reject_unknown();
 }
 
 }  // namespace
@@ -207,7 +105,7 @@ Config load_config(const fs::path& path) {
   cfg.source = path;
   const fs::path dir = fs::absolute(path).parent_path();
 
-  TableReader top(root, "top level", /*top_level=*/true);
+  const Params top(root, "top level");
   // Top-level names are tables; say so rather than "unknown key" when one is written as a value.
   auto table_at = [&](const std::string& name) -> const toml::value* {
     const toml::value* t = top.find(name);
@@ -217,8 +115,8 @@ Config load_config(const fs::path& path) {
   };
 
   if (const toml::value* t = table_at("host")) {
-    TableReader r(*t, "[host]");
-    for (const auto& d : r.get_string_array("plugin_dirs")) cfg.host.plugin_dirs.push_back(resolve(dir, d));
+    const Params r(*t, "[host]");
+    for (const auto& d : r.get_string_array("plugin_dirs", {})) cfg.host.plugin_dirs.push_back(resolve(dir, d));
     cfg.host.log_level = r.get_choice("log_level", cfg.host.log_level, known_log_levels());
     cfg.host.threads = static_cast<unsigned>(r.get_int("threads", 0, 0, 4096));
     // Was a process-wide mallopt; every large buffer now comes from the allocator, and keeping
@@ -229,7 +127,7 @@ Config load_config(const fs::path& path) {
              "set [allocator] plugin = \"pooled\" and delete this line");
     cfg.host.verify_proofs = r.get_bool("verify_proofs", cfg.host.verify_proofs);
     cfg.host.check_key_subgroups = r.get_bool("check_key_subgroups", cfg.host.check_key_subgroups);
-    r.finish();
+    r.reject_unknown();
   }
   if (const toml::value* t = table_at("backend")) read_plugin_choice(*t, "backend", cfg.backend);
   if (const toml::value* t = table_at("allocator")) read_plugin_choice(*t, "allocator", cfg.allocator);
@@ -239,15 +137,15 @@ Config load_config(const fs::path& path) {
   }
   if (const toml::value* t = table_at("scheduler")) read_plugin_choice(*t, "scheduler", cfg.scheduler);
   if (const toml::value* t = table_at("pipeline")) {
-    TableReader r(*t, "[pipeline]");
+    const Params r(*t, "[pipeline]");
     cfg.pipeline.jobs_in_flight = static_cast<unsigned>(r.get_int("jobs_in_flight", 1, 1, 4096));
     cfg.pipeline.release =
         r.get_choice("release", "immediate", {"immediate", "bounded"}) == "bounded" ? ReleasePolicy::bounded
                                                                                    : ReleasePolicy::immediate;
-    r.finish();
+    r.reject_unknown();
   }
   if (const toml::value* t = table_at("server")) {
-    TableReader r(*t, "[server]");
+    const Params r(*t, "[server]");
     cfg.server.listen = r.get_string("listen", cfg.server.listen);
     if (!is_listen_address(cfg.server.listen))
       r.fail(*r.find("listen"), "listen", fmt::format("must be \"host:port\", got \"{}\"", cfg.server.listen));
@@ -262,7 +160,7 @@ Config load_config(const fs::path& path) {
     server.max_wait_s = static_cast<unsigned>(r.get_int("max_wait_s", server.max_wait_s, 0, 3600));
     server.shutdown_grace_s = static_cast<unsigned>(r.get_int("shutdown_grace_s", server.shutdown_grace_s, 0, 86400));
     server.max_connections = static_cast<unsigned>(r.get_int("max_connections", server.max_connections, 1, 100'000));
-    r.finish();
+    r.reject_unknown();
   }
   if (const toml::value* keys = top.find("keys")) {
     if (!keys->is_array())
@@ -275,11 +173,11 @@ Config load_config(const fs::path& path) {
       if (!entry.is_table())
         throw InputError(fmt::format("{}{} must be a table, got {}", toml_line_prefix(entry), section,
                                      toml_type_name(entry.type())));
-      TableReader r(entry, section);
+      const Params r(entry, section);
       KeyEntry k;
       k.id = r.get_string("id", "");
       const std::string zkey = r.get_string("zkey", "");
-      r.finish();
+      r.reject_unknown();
       if (k.id.empty()) throw InputError(fmt::format("{}{} needs id = \"...\"", toml_line_prefix(entry), section));
       if (zkey.empty()) throw InputError(fmt::format("{}{} needs zkey = \"path/to/circuit.zkey\"", toml_line_prefix(entry), section));
       if (cfg.find_key(k.id))
@@ -289,7 +187,14 @@ Config load_config(const fs::path& path) {
       cfg.keys.push_back(std::move(k));
     }
   }
-  top.finish();
+  // Top-level names are tables: an unknown one is reported as such.
+  if (const auto* first = top.first_unknown()) {
+    const std::string at = toml_line_prefix(first->second);
+    if (first->second.is_table())
+      throw InputError(fmt::format("{}unknown table [{}] (known: {})", at, first->first, top.known_keys()));
+    throw InputError(fmt::format("{}unknown key '{}' at top level (known tables: {})", at, first->first,
+                                 top.known_keys()));
+  }
   return cfg;
 }
 

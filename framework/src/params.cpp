@@ -75,6 +75,13 @@ int64_t Params::get_int(const std::string& key, int64_t def) const {
   return v->as_integer();
 }
 
+int64_t Params::get_int(const std::string& key, int64_t def, int64_t min, int64_t max) const {
+  const int64_t x = get_int(key, def);
+  if (const toml::value* v = find(key); v && (x < min || x > max))
+    fail(*v, key, fmt::format("must be between {} and {}, got {}", min, max, x));
+  return x;
+}
+
 double Params::get_double(const std::string& key, double def) const {
   const toml::value* v = find(key);
   if (!v) return def;
@@ -98,6 +105,14 @@ std::string Params::get_string(const std::string& key, const std::string& def) c
   return v->as_string().str;
 }
 
+std::string Params::get_choice(const std::string& key, const std::string& def,
+                               const std::vector<std::string>& allowed) const {
+  const std::string s = get_string(key, def);
+  if (const toml::value* v = find(key); v && std::find(allowed.begin(), allowed.end(), s) == allowed.end())
+    fail(*v, key, fmt::format("must be one of {}, got \"{}\"", fmt::join(allowed, ", "), s));
+  return s;
+}
+
 std::vector<int64_t> Params::get_int_array(const std::string& key, const std::vector<int64_t>& def) const {
   const toml::value* v = find(key);
   if (!v) return def;
@@ -110,22 +125,49 @@ std::vector<int64_t> Params::get_int_array(const std::string& key, const std::ve
   return out;
 }
 
-void Params::reject_unknown() const {
-  if (!table_.is_table()) return;
-  // Report the first stray key in file order, so the message is stable and points at the top one.
+std::vector<std::string> Params::get_string_array(const std::string& key, const std::vector<std::string>& def) const {
+  const toml::value* v = find(key);
+  if (!v) return def;
+  if (!v->is_array()) throw_wrong_type(*v, where_, key, "an array of strings");
+  std::vector<std::string> out;
+  for (const auto& item : v->as_array()) {
+    if (!item.is_string())
+      fail(item, key, fmt::format("must hold strings only, got {}", detail::toml_type_name(item.type())));
+    out.push_back(item.as_string().str);
+  }
+  return out;
+}
+
+Params Params::get_table(const std::string& key, const std::string& where) const {
+  const toml::value* v = find(key);
+  if (!v) return Params(toml::table{}, where);
+  if (!v->is_table()) throw_wrong_type(*v, where_, key, "a table");
+  return Params(*v, where);
+}
+
+void Params::fail(const toml::value& at, const std::string& key, const std::string& what) const {
+  throw InputError(fmt::format("{}{} {} {}", detail::toml_line_prefix(at), where_, key, what));
+}
+
+const std::pair<const std::string, toml::value>* Params::first_unknown() const {
+  if (!table_.is_table()) return nullptr;
+  // The first stray key in file order, so the message is stable and points at the top one.
   const std::pair<const std::string, toml::value>* first = nullptr;
   for (const auto& entry : table_.as_table()) {
     if (used_.count(entry.first)) continue;
     const size_t at = detail::toml_offset(entry.second), first_at = first ? detail::toml_offset(first->second) : 0;
-    if (!first || at < first_at || (at == first_at && entry.first < first->first)) {
-      first = &entry;
-    }
+    if (!first || at < first_at || (at == first_at && entry.first < first->first)) first = &entry;
   }
+  return first;
+}
+
+std::string Params::known_keys() const { return fmt::format("{}", fmt::join(used_, ", ")); }
+
+void Params::reject_unknown() const {
+  const auto* first = first_unknown();
   if (!first) return;
-  std::string known;
-  for (const auto& k : used_) known += (known.empty() ? "" : ", ") + k;
   throw InputError(fmt::format("{}unknown key '{}' in {} ({})", detail::toml_line_prefix(first->second), first->first,
-                               where_, known.empty() ? "this plugin takes no params" : "known: " + known));
+                               where_, used_.empty() ? "this plugin takes no params" : "known: " + known_keys()));
 }
 
 }  // namespace pacer

@@ -131,7 +131,8 @@ void PluginRegistry::consider(const fs::path& file) {
   // The abi field comes first in every ABI version, so it is safe to read before anything else.
   cand.abi = info.abi;
   if (info.abi != kPluginAbi)
-    return refuse(fmt::format("plugin ABI {} but this host speaks ABI {}: rebuild the plugin against this Pacer",
+    return refuse(fmt::format("plugin ABI {:#010x} but this host speaks ABI {:#010x}: rebuild the plugin against "
+                              "this Pacer",
                               info.abi, kPluginAbi));
   cand.name = info.name ? info.name : "";
   cand.version = info.version ? info.version : "";

@@ -9,6 +9,7 @@
 
 #include "pacer/math/curves.hpp"
 #include "pacer/thread_pool.hpp"
+#include "point_json.hpp"
 
 namespace pacer {
 namespace {
@@ -22,7 +23,7 @@ uint32_t read_u32(const std::byte* p) {
 }
 
 // a = A·w, b = B·w over section 4, c = a∘b. Coefficients are stored as v·R² and the witness is
-// standard, so one Montgomery product yields v·w in Montgomery form (spec §5.3).
+// standard, so one Montgomery product yields v·w in Montgomery form (docs/formats.md §5.3).
 template <class Fr>
 void synthesize_on(const ProvingKey& key, const RowIndex& index, const Witness& w, std::span<Fr256> a,
                 std::span<Fr256> b, std::span<Fr256> c, ThreadPool& pool, const Checkpoint& checkpoint) {
@@ -72,25 +73,6 @@ Fr256 random_scalar() {
   }
 }
 
-template <class F>
-std::string dec(const F& f) { return f.to_decimal(); }
-
-template <class Group>
-nlohmann::ordered_json g1_json(const Jacobian<Group>& p) {
-  auto a = p.to_affine();
-  if (a.is_identity()) return nlohmann::ordered_json::array({"0", "1", "0"});
-  return nlohmann::ordered_json::array({dec(a.x), dec(a.y), "1"});
-}
-
-template <class Group>
-nlohmann::ordered_json g2_json(const Jacobian<Group>& p) {
-  auto a = p.to_affine();
-  using J = nlohmann::ordered_json;
-  // J::array: brace lists of 2-element lists would otherwise become JSON objects.
-  if (a.is_identity()) return J::array({J::array({"0", "0"}), J::array({"1", "0"}), J::array({"0", "0"})});
-  return J::array({J::array({dec(a.x.c0), dec(a.x.c1)}), J::array({dec(a.y.c0), dec(a.y.c1)}), J::array({"1", "0"})});
-}
-
 template <class Curve>
 ProofJson assemble_on(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding) {
   using Fr = typename Curve::Fr;
@@ -111,9 +93,9 @@ ProofJson assemble_on(const ProvingKey& key, const ProofPoints& points, const Wi
   J1 pi_c = g1(points.c.data) + g1(points.h.data) + pi_a.mul(s) + b1.mul(r) - delta1.mul(rs);
 
   nlohmann::ordered_json proof;
-  proof["pi_a"] = g1_json(pi_a);
-  proof["pi_b"] = g2_json(pi_b);
-  proof["pi_c"] = g1_json(pi_c);
+  proof["pi_a"] = pacer::detail::point_json(pi_a.to_affine());
+  proof["pi_b"] = pacer::detail::point_json(pi_b.to_affine());
+  proof["pi_c"] = pacer::detail::point_json(pi_c.to_affine());
   proof["protocol"] = "groth16";
   proof["curve"] = std::string(Curve::json_name);
   ProofJson out;

@@ -1,6 +1,6 @@
 #pragma once
 // The work of the engine's own stages (the backend does compute_h and the MSMs): the row index
-// and synthesis (sparse MatVec), and assembly with blinding (spec §6.2, §6.6). Curve dispatch
+// and synthesis (sparse MatVec), and assembly with blinding (docs/formats.md §6.2, §6.6). Curve dispatch
 // happens here, so the engine (prover.cpp) is curve-agnostic.
 #include <cstdint>
 #include <memory>
@@ -35,7 +35,7 @@ struct ProofPoints {
 struct ProofJson {
   std::string proof, public_signals;
 };
-// Blinding r, s from the OS CSPRNG (or zero: TEST ONLY) and the snarkjs JSON (spec §6.6, §7).
+// Blinding r, s from the OS CSPRNG (or zero: TEST ONLY) and the snarkjs JSON (docs/formats.md §6.6, §7).
 ProofJson assemble(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding);
 
 }  // namespace pacer

@@ -1,4 +1,4 @@
-// .r1cs reader (SNARKJS_FORMATS.md §3). circom writes the sections in the order 2, 1, 3, so
+// .r1cs reader (docs/formats.md §3). circom writes the sections in the order 2, 1, 3, so
 // everything goes through the section table.
 #include "pacer/formats/r1cs.hpp"
 

@@ -1,4 +1,4 @@
-// Insecure development setup (pacer/dev/setup.hpp): the points of SNARKJS_FORMATS.md §5.4
+// Insecure development setup (pacer/dev/setup.hpp): the points of docs/formats.md §5.4
 // computed directly from random τ, α, β, δ.
 #include "pacer/dev/setup.hpp"
 
@@ -98,12 +98,9 @@ class Setup {
     report_.n_vars = r1cs_.n_wires;
     report_.n_public = uint32_t(n_public);
 
-    // ω_n = 5^((r-1)/n) and ω_2n = 5^((r-1)/2n) (spec §1.1), as Radix2Domain computes them, without
-    // its n-sized root tables.
-    auto r_minus_1 = Fr::P;
-    r_minus_1[0] -= 1;
-    omega_ = Fr::from_u64(5).pow(math::limbs_shr(r_minus_1, log_n));
-    omega_2n_ = Fr::from_u64(5).pow(math::limbs_shr(r_minus_1, log_n + 1));
+    // The prover's roots (math/roots.hpp), without an NTT domain's n-sized tables.
+    omega_ = math::root_of_unity<Fr>(log_n);
+    omega_2n_ = math::root_of_unity<Fr>(log_n + 1);
 
     // τ must not be a 2n-th root of unity: the Lagrange formulas divide by τ - ω^k.
     do tau_ = random_nonzero<Fr>();

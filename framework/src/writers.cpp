@@ -1,4 +1,4 @@
-// Streaming writers for .r1cs, .wtns, .zkey and the verification key JSON (SNARKJS_FORMATS.md).
+// Streaming writers for .r1cs, .wtns, .zkey and the verification key JSON (docs/formats.md).
 #include "pacer/formats/writers.hpp"
 
 #include <fcntl.h>
@@ -20,6 +20,7 @@
 #include "pacer/files.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/verify.hpp"
+#include "point_json.hpp"
 
 namespace pacer {
 
@@ -403,19 +404,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-template <class Curve>
-json g1_json(std::span<const std::byte> bytes) {
-  const auto p = math::decode_point<typename Curve::G1>(bytes.data());
-  if (p.is_identity()) return json::array({"0", "1", "0"});  // as snarkjs writes infinity
-  return json::array({p.x.to_decimal(), p.y.to_decimal(), "1"});
-}
-
-template <class Curve>
-json g2_json(std::span<const std::byte> bytes) {
-  const auto p = math::decode_point<typename Curve::G2>(bytes.data());
-  if (p.is_identity()) return json::array({json::array({"0", "0"}), json::array({"1", "0"}), json::array({"0", "0"})});
-  return json::array({json::array({p.x.c0.to_decimal(), p.x.c1.to_decimal()}),
-                      json::array({p.y.c0.to_decimal(), p.y.c1.to_decimal()}), json::array({"1", "0"})});
+template <class Group>
+json point_json(std::span<const std::byte> bytes) {
+  return pacer::detail::point_json(math::decode_point<Group>(bytes.data()));
 }
 
 }  // namespace
@@ -426,7 +417,7 @@ std::string vkey_json(const ProvingKey& key) {
     constexpr size_t g1 = math::point_bytes<typename Curve::G1>();
     if (key.ic.size() != (size_t(key.n_public) + 1) * g1) throw std::logic_error("write_vkey_json: IC size");
     json ic = json::array();
-    for (size_t i = 0; i <= key.n_public; ++i) ic.push_back(g1_json<Curve>(key.ic.subspan(i * g1, g1)));
+    for (size_t i = 0; i <= key.n_public; ++i) ic.push_back(point_json<typename Curve::G1>(key.ic.subspan(i * g1, g1)));
     // e(alpha1, beta2) nested as snarkjs writes it: [c0, c1] of Fq6, each [c0, c1, c2] of Fq2.
     const auto ab = alphabeta_decimals(key);
     json alphabeta = json::array();
@@ -439,10 +430,10 @@ std::string vkey_json(const ProvingKey& key) {
     vk["protocol"] = "groth16";
     vk["curve"] = std::string(Curve::json_name);
     vk["nPublic"] = key.n_public;
-    vk["vk_alpha_1"] = g1_json<Curve>(key.alpha1);
-    vk["vk_beta_2"] = g2_json<Curve>(key.beta2);
-    vk["vk_gamma_2"] = g2_json<Curve>(key.gamma2);
-    vk["vk_delta_2"] = g2_json<Curve>(key.delta2);
+    vk["vk_alpha_1"] = point_json<typename Curve::G1>(key.alpha1);
+    vk["vk_beta_2"] = point_json<typename Curve::G2>(key.beta2);
+    vk["vk_gamma_2"] = point_json<typename Curve::G2>(key.gamma2);
+    vk["vk_delta_2"] = point_json<typename Curve::G2>(key.delta2);
     vk["vk_alphabeta_12"] = std::move(alphabeta);
     vk["IC"] = std::move(ic);
     return vk.dump(1);

@@ -1,4 +1,4 @@
-// Witness reader (SNARKJS_FORMATS.md §4) and the key/witness pairing check (§6.1).
+// Witness reader (docs/formats.md §4) and the key/witness pairing check (§6.1).
 #include "pacer/formats/wtns.hpp"
 
 #include <memory>

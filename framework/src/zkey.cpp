@@ -1,4 +1,4 @@
-// Groth16 .zkey reader (SNARKJS_FORMATS.md §5) and the curve constants the readers share (§1).
+// Groth16 .zkey reader (docs/formats.md §5) and the curve constants the readers share (§1).
 #include "pacer/formats/zkey.hpp"
 
 #include <algorithm>

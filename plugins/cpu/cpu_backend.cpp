@@ -27,7 +27,7 @@ class CpuResidentKey final : public ResidentKey {
 
   CpuResidentKey(std::shared_ptr<const ProvingKey> key, ThreadPool* pool, const CpuKernels& kernels)
       : key_(std::move(key)),
-        domain_(key_->domain_size, Curve::two_adicity),
+        domain_(key_->domain_size),
         a_(key_->a, pool, kernels, key_->path, "5 (A)"),
         b1_(key_->b1, pool, kernels, key_->path, "6 (B1)"),
         c_(key_->c, pool, kernels, key_->path, "8 (C)"),

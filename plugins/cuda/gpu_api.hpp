@@ -2,7 +2,7 @@
 // Host API of Pacer's CUDA kernels (BN254 and BLS12-381: MSM for G1 and G2, compute_h).
 // Plain C++: no CUDA headers, so the g++-compiled backend plugin includes it.
 //
-// Data layout (as the framework's CPU types, SNARKJS_FORMATS.md):
+// Data layout (as the framework's CPU types, docs/formats.md):
 //  - Fq/Fr elements: Montgomery form, little-endian 64-bit limbs (Fq: 4 limbs BN254, 6 BLS12-381;
 //    Fr: 4 limbs). Fq2 = c0 + c1·u, c0 first.
 //  - Affine point: x then y, no flag; (0, 0) is infinity. G1 64/96 bytes, G2 128/192 bytes.
@@ -92,7 +92,7 @@ class Lane {
   void msm(const ResidentPoints& points, const uint64_t* scalars, size_t count, void* out_point);
 
   // a, b, c: evaluations on the size-n domain (Montgomery, 4 limbs each, n = 2^k <= max_domain).
-  // On return a[i] = A(g·ω^i)·B(g·ω^i) - C(g·ω^i) in STANDARD form (SNARKJS_FORMATS.md §6.3).
+  // On return a[i] = A(g·ω^i)·B(g·ω^i) - C(g·ω^i) in STANDARD form (docs/formats.md §6.3).
   // c may be null: then c = a∘b is formed on the device (§6.2), saving its upload.
   void compute_h(uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n);
 

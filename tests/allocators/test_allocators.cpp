@@ -155,6 +155,31 @@ TEST_CASE("hugetlb allocator with an empty pool follows on_empty: error, thp or 
   }
 }
 
+TEST_CASE("hugetlb allocator whose pool empties during the run fails that block only, naming the fix",
+          "[allocators]") {
+  if (hugetlb_pages_free(kHugePage1G)) {
+    WARN("skipped: this machine has free 1 GiB hugetlb pages, so no pool is empty");
+    return;
+  }
+  // As the pool looked at the start: the check there is what tests/plugins' hugetlb_drained skips.
+  PageOptions options;
+  options.kind = PageKind::hugetlb;
+  options.huge_page_bytes = kHugePage1G;
+  options.check_pool_at_start = false;
+  MmapAllocator huge("hugetlb allocator", options, ReleasePolicy::immediate, nullptr);
+  try {
+    huge.allocate(4 << 20, AllocHints{Usage::abc, false, 64});
+    FAIL("a block the pool cannot back was served");
+  } catch (const FailedError& e) {  // a failed proof (exit 1), not bad input: the config was fine at the start
+    const std::string what = e.what();
+    CHECK(what.find('\n') == std::string::npos);
+    CHECK_THAT(what, Contains("the 1 GiB pool cannot back a block of 4 MiB") && Contains("hugepages=N"));
+  }
+  const AllocStats s = huge.stats();
+  CHECK(s.live_bytes == 0);
+  CHECK(s.fallbacks == 0);
+}
+
 namespace {
 
 // The buffers of one synthetic proof, as the prover and the kernels ask for them (sizes of a 2^16

@@ -99,7 +99,7 @@ void run_curve(const char* name, size_t n, ThreadPool& pool, int repeats, const 
   }
   if (wanted("ntt")) {
     using Fr = typename Curve::Fr;
-    Radix2Domain<Fr> domain(n, Curve::two_adicity);
+    Radix2Domain<Fr> domain(n);
     std::vector<Fr> v(n);
     for (size_t i = 0; i < n; ++i) v[i] = Fr::from_u64(i * 31 + 7);
     double t = best_seconds(repeats, [&] { domain.ntt(v, &pool); });

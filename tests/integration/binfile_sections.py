@@ -1,4 +1,4 @@
-"""The section table of an iden3 binary file (.zkey, .wtns, .r1cs: SNARKJS_FORMATS.md §2), for
+"""The section table of an iden3 binary file (.zkey, .wtns, .r1cs: docs/formats.md §2), for
 the integration tests' Python helpers: sections(data) -> {id: (payload offset, size)}."""
 import struct
 

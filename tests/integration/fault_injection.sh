@@ -4,8 +4,11 @@
 # error that names the injected fault, the failed proof is not written, and the other two are
 # written and verify (`pacer verify`). A wrong MSM
 # result is caught by `[host] verify_proofs`; without it the wrong proof would go out (checked).
+# A hugetlb pool found empty during the run fails one proof with on_empty = "error"; with "thp" or
+# "plain" every proof is written and valid, and the fallback is logged.
 #   usage: fault_injection.sh <path to pacer> <source dir> [case ...]
-#   cases: allocator backend_throw_compute_h backend_throw_msm_g1 backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2 wrong_msm_unchecked scheduler
+#   cases: allocator backend_throw_compute_h backend_throw_msm_g1 backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2
+#          wrong_msm_unchecked scheduler hugetlb_empty hugetlb_fallback_thp hugetlb_fallback_plain
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer; need_config
 TEST_PLUGINS="$(dirname "$(dirname "$PACER")")/lib/pacer-test-plugins"
@@ -53,7 +56,28 @@ second_fails() {
   fi
 }
 
-mapfile -t todo < <(cases_or allocator backend_throw_compute_h backend_throw_msm_g1 backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2 wrong_msm_unchecked scheduler)
+# all_written CASE CONFIG NEEDLE: three proofs, every one written and valid, exit 0, NEEDLE logged.
+all_written() {
+  local c=$1 cfg=$2 needle=$3 out="$WORK/$1" rc=0 valid=0 i
+  run_pacer "$out" prove --config "$cfg" --zkey "$FX/circuit.zkey" --witness "$FX/witness.wtns" \
+    --witness "$FX/witness.wtns" --witness "$FX/witness.wtns" --proof "$out/proof.json" --public "$out/public.json" || rc=$?
+  for i in 0 1 2; do
+    run_pacer "$out/verify-$i" verify --vkey "$FX/verification_key.json" --proof "$out/proof-$i.json" \
+      --public "$out/public-$i.json" && valid=$((valid + 1))
+  done
+  if [ $rc -eq 0 ] && [ $valid -eq 3 ] && grep -q "$needle" "$out/stderr"; then
+    pass "$c: all three proofs written and valid; logged: $(grep -o "$needle.*" "$out/stderr" | head -1 | cut -c1-100)"
+  else
+    fail "$c: exit $rc (want 0), $valid valid proofs (want 3), a log line naming '$needle'"
+    show_output "$out"
+  fi
+}
+
+# The hugetlb cases need a pool of 1 GiB pages with nothing free (nearly every machine).
+free_1g=$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/null || echo 0)
+
+mapfile -t todo < <(cases_or allocator backend_throw_compute_h backend_throw_msm_g1 backend_throw_msm_g2 wrong_msm_g1 \
+                             wrong_msm_g2 wrong_msm_unchecked scheduler hugetlb_empty hugetlb_fallback_thp hugetlb_fallback_plain)
 for c in "${todo[@]}"; do
   mkdir -p "$WORK/$c"; cfg="$WORK/$c/config.toml"
   case "$c" in
@@ -88,8 +112,17 @@ for c in "${todo[@]}"; do
     scheduler)
       config "$cfg" scheduler throwing 'stage = "assemble", at = 2'
       second_fails "$c" "$cfg" "injected fault at admission 2 of assemble" ;;
+    hugetlb_*)
+      if [ "$free_1g" != 0 ]; then
+        pass "$c: skipped, this machine has $free_1g free 1 GiB hugetlb pages, so the pool is not empty"; continue
+      fi
+      policy=${c#hugetlb_fallback_}; [ "$c" = hugetlb_empty ] && policy=error
+      # the 4th a/b/c buffer is another proof's first (three per proof)
+      config "$cfg" allocator hugetlb_drained "fail_at = 4, usage = \"abc\", page = \"1G\", on_empty = \"$policy\""
+      if [ "$policy" = error ]; then second_fails "$c" "$cfg" "the 1 GiB pool cannot back a block"
+      else all_written "$c" "$cfg" "on_empty = \"$policy\": $policy pages instead"; fi ;;
     *) fail "unknown case '$c'" ;;
   esac
-  grep -q "plugin = \"\(fail_nth\|faulty\|throwing\)\"" "$cfg" || fail "$c: the config does not select the test plugin"
+  grep -q "plugin = \"\(fail_nth\|faulty\|throwing\|hugetlb_drained\)\"" "$cfg" || fail "$c: the config does not select the test plugin"
 done
 finish

@@ -6,7 +6,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer; need_config; need_node; need_snarkjs
 
-# tamper IN OUT NPUBLIC: walks the section table of the .wtns (SNARKJS_FORMATS.md §2, §4).
+# tamper IN OUT NPUBLIC: walks the section table of the .wtns (docs/formats.md §2, §4).
 tamper() {
   PYTHONPATH="$SRC/tests/integration" python3 - "$@" <<'PY'
 import struct, sys

@@ -1,23 +1,22 @@
 // Test-only allocator "fail_nth": plain aligned heap blocks, except that the N-th allocation
 // (params: fail_at = N >= 1; usage = a Usage name counts only those, e.g. "abc": keys and witnesses
 // come from the allocator too) throws FailedError, as an exhausted pool or a refused mmap would.
-#include <optional>
 #include <atomic>
 #include <new>
 #include <string>
 
-#include "pacer/error.hpp"
+#include "fault_params.hpp"
 #include "pacer/plugin.hpp"
 
 namespace {
 
 class FailNthAllocator final : public pacer::Allocator {
  public:
-  FailNthAllocator(int64_t fail_at, std::optional<pacer::Usage> usage) : fail_at_(fail_at), usage_(usage) {}
+  explicit FailNthAllocator(const pacer::Params& params) : nth_(params) {}
 
   pacer::Block allocate(size_t bytes, const pacer::AllocHints& hints) override {
-    const int64_t n = !usage_ || hints.usage == *usage_ ? ++count_ : 0;
-    if (n == fail_at_)
+    const int64_t n = nth_.count(hints.usage);
+    if (nth_.is_nth(n))
       throw pacer::FailedError("fail_nth allocator: injected fault: allocation " + std::to_string(n) + " of " +
                                std::to_string(bytes) + " bytes refused");
     const size_t align = std::max<size_t>(hints.align, alignof(std::max_align_t));
@@ -39,26 +38,17 @@ class FailNthAllocator final : public pacer::Allocator {
   pacer::AllocStats stats() const override {
     pacer::AllocStats s;
     s.live_bytes = live_.load();
-    s.allocations = uint64_t(count_.load());
+    s.allocations = uint64_t(nth_.counted());
     return s;
   }
 
  private:
-  const int64_t fail_at_;
-  const std::optional<pacer::Usage> usage_;
-  std::atomic<int64_t> count_{0};
+  fault_params::NthCounter nth_;
   std::atomic<uint64_t> live_{0};
 };
 
 std::unique_ptr<pacer::Allocator> make_fail_nth(const pacer::Params& params, pacer::HostServices&) {
-  const int64_t fail_at = params.get_int("fail_at", 1);
-  if (fail_at < 1) throw pacer::InputError(params.where() + " fail_at must be at least 1");
-  const std::string name = params.get_string("usage", "");
-  std::optional<pacer::Usage> usage;
-  for (int u = 0; u <= static_cast<int>(pacer::Usage::staging); ++u)
-    if (pacer::usage_name(static_cast<pacer::Usage>(u)) == name) usage = static_cast<pacer::Usage>(u);
-  if (!name.empty() && !usage) throw pacer::InputError(params.where() + " usage: not a Usage name (e.g. \"abc\")");
-  return std::make_unique<FailNthAllocator>(fail_at, usage);
+  return std::make_unique<FailNthAllocator>(params);
 }
 
 }  // namespace

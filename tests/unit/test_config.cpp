@@ -179,14 +179,14 @@ zkey = "/data/abs.zkey"
 
 TEST_CASE("config: unknown tables and keys name the key, the line and what is known", "[config]") {
   CHECK_THAT(load_error("[host]\nlog_level = \"info\"\nthread = 4\n"),
-             Equals("config.toml:3: unknown key 'thread' in [host] (known: plugin_dirs, log_level, threads, "
-                    "verify_proofs, check_key_subgroups)"));
+             Equals("config.toml:3: unknown key 'thread' in [host] (known: check_key_subgroups, log_level, "
+                    "plugin_dirs, threads, verify_proofs)"));
   CHECK_THAT(load_error("\n[hots]\nthreads = 4\n"),
-             Equals("config.toml:2: unknown table [hots] (known: host, backend, allocator, staging, scheduler, "
-                    "pipeline, server, keys)"));
+             Equals("config.toml:2: unknown table [hots] (known: allocator, backend, host, keys, pipeline, "
+                    "scheduler, server, staging)"));
   CHECK_THAT(load_error("threads = 4\n"), Contains("config.toml:1: unknown key 'threads' at top level"));
   CHECK_THAT(load_error("[backend]\nplugin = \"cpu\"\nparam = {}\n"),
-             Equals("config.toml:3: unknown key 'param' in [backend] (known: plugin, params)"));
+             Equals("config.toml:3: unknown key 'param' in [backend] (known: params, plugin)"));
   CHECK_THAT(load_error("[[keys]]\nid = \"a\"\nzkey = \"a.zkey\"\npath = \"x\"\n"),
              Equals("config.toml:4: unknown key 'path' in [[keys]] #1 (known: id, zkey)"));
   // Several strays: the first in the file is reported, whatever the hash order.
@@ -288,6 +288,13 @@ thread = 8
                     Equals(file + ":5: [backend.params] threads must be true or false, got integer"));
   CHECK_THROWS_WITH(p.get_string("scale", ""), Equals(file + ":7: [backend.params] scale must be a string, got float"));
   CHECK_THROWS_AS(p.get_double("name", 0), pacer::InputError);
+  // The range and choice reads of the config's own tables serve plugins too.
+  CHECK(p.get_int("threads", 0, 1, 8) == 4);
+  CHECK_THROWS_WITH(p.get_int("threads", 0, 1, 2),
+                    Equals(file + ":5: [backend.params] threads must be between 1 and 2, got 4"));
+  CHECK(p.get_choice("name", "y", {"x", "y"}) == "x");
+  CHECK_THROWS_WITH(p.get_choice("name", "y", {"y", "z"}),
+                    Equals(file + ":8: [backend.params] name must be one of y, z, got \"x\""));
   (void)p.get_int("thread", 0);
   CHECK_NOTHROW(p.reject_unknown());
 

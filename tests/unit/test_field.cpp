@@ -108,7 +108,7 @@ TEST_CASE("BLS12-381 Fq matches GMP", "[field]") { check_both_paths<Bls12_381::F
 TEST_CASE("BLS12-381 Fr matches GMP", "[field]") { check_both_paths<Bls12_381::Fr, CpuBls12_381::Fr>(); }
 
 TEST_CASE("Fr Montgomery constants match the spec table", "[field]") {
-  // SNARKJS_FORMATS.md §1: R mod r for both curves.
+  // docs/formats.md §1: R mod r for both curves.
   CHECK(Bn254::Fr::R1 == limbs_from_hex<4>("0e0a77c19a07df2f666ea36f7879462e36fc76959f60cd29ac96341c4ffffffb"));
   CHECK(Bls12_381::Fr::R1 == limbs_from_hex<4>("1824b159acc5056f998c4fefecbc4ff55884b7fa0003480200000001fffffffe"));
   CHECK(Bn254::Fr::R2 == limbs_from_hex<4>("0216d0b17f4e44a58c49833d53bb808553fe3ab1e35c59e31bb8e645ae216da7"));

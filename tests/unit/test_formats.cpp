@@ -1,4 +1,4 @@
-// File formats (SNARKJS_FORMATS.md §2-5): the shipped snarkjs fixtures parse and agree with the
+// File formats (docs/formats.md §2-5): the shipped snarkjs fixtures parse and agree with the
 // JSON snarkjs wrote next to them (GMP converts numbers independently), and damaged files are
 // refused with one-line InputErrors that name the file.
 #include <gmp.h>

@@ -36,7 +36,7 @@ void check_ntt(ThreadPool* pool, const CpuKernels& kernels) {
   using Fr = typename Curve::Fr;
   std::mt19937_64 rng(11);
   for (size_t n : {1u, 2u, 4u, 8u, 64u, 256u, 1024u}) {
-    Radix2Domain<Fr> d(n, Curve::two_adicity);
+    Radix2Domain<Fr> d(n);
     std::vector<Fr> c(n);
     for (auto& x : c) x = Fr::from_std(test::random_below_p<Fr>(rng));
     auto want = naive_eval(c, d.omega(), Fr::one());
@@ -65,7 +65,7 @@ void check_ifma_coset_against_scalar(ThreadPool* pool) {
   static_assert(ifma::ntt_supported<Fr>());
   std::mt19937_64 rng(12);
   for (size_t n : {64u, 128u, 1024u, 8192u}) {
-    Radix2Domain<Fr> d(n, Curve::two_adicity);
+    Radix2Domain<Fr> d(n);
     std::vector<Fr> in(n);
     for (auto& x : in) x = Fr::from_std(test::random_below_p<Fr>(rng));
     in[0] = Fr();  // zero and p-1 are edge values of the lazy reduction
@@ -107,18 +107,35 @@ TEMPLATE_TEST_CASE("IFMA odd coset matches the scalar one", "[ntt]", Bn254, Bls1
 }
 
 TEST_CASE("roots of unity are snarkjs's (5^((r-1)/n))", "[ntt]") {
-  // SNARKJS_FORMATS.md §1.1: w[3], w[4], w[8].
-  REQUIRE(Radix2Domain<Bn254::Fr>(8, 28).omega().to_decimal() ==
+  // docs/formats.md §1.1: w[3], w[4], w[8].
+  REQUIRE(Radix2Domain<Bn254::Fr>(8).omega().to_decimal() ==
           "19540430494807482326159819597004422086093766032135589407132600596362845576832");
-  REQUIRE(Radix2Domain<Bn254::Fr>(16, 28).omega().to_decimal() ==
+  REQUIRE(Radix2Domain<Bn254::Fr>(16).omega().to_decimal() ==
           "14940766826517323942636479241147756311199852622225275649687664389641784935947");
-  REQUIRE(Radix2Domain<Bn254::Fr>(256, 28).omega().to_decimal() ==
+  REQUIRE(Radix2Domain<Bn254::Fr>(256).omega().to_decimal() ==
           "3478517300119284901893091970156912948790432420133812234316178878452092729974");
-  REQUIRE(Radix2Domain<Bls12_381::Fr>(8, 32).omega().to_decimal() ==
+  REQUIRE(Radix2Domain<Bls12_381::Fr>(8).omega().to_decimal() ==
           "28761180743467419819834788392525162889723178799021384024940474588120723734663");
-  REQUIRE(Radix2Domain<Bls12_381::Fr>(16, 32).omega().to_decimal() ==
+  REQUIRE(Radix2Domain<Bls12_381::Fr>(16).omega().to_decimal() ==
           "35811073542294463015946892559272836998938171743018714161809767624935956676211");
-  REQUIRE(Radix2Domain<Bls12_381::Fr>(256, 32).omega().to_decimal() ==
+  REQUIRE(Radix2Domain<Bls12_381::Fr>(256).omega().to_decimal() ==
           "21071158244812412064791010377580296085971058123779034548857891862303448703672");
-  REQUIRE_THROWS(Radix2Domain<Bn254::Fr>(12, 28));
+  REQUIRE_THROWS(Radix2Domain<Bn254::Fr>(12));
+}
+
+TEST_CASE("two-adicity, largest root and coset generator are those of docs/formats.md for both fields", "[ntt]") {
+  // r - 1 = 2^s·t, t odd: s = 28 on BN254 and 32 on BLS12-381 (formats.md §1.1).
+  STATIC_REQUIRE(two_adicity_of<Bn254::Fr>() == 28);
+  STATIC_REQUIRE(two_adicity_of<Bls12_381::Fr>() == 32);
+  // The largest root is primitive: ω^(2^(s-1)) = -1.
+  const auto minus_one_power = [](auto omega, unsigned s) {
+    for (unsigned i = 0; i + 1 < s; ++i) omega = omega.sqr();
+    return omega;
+  };
+  CHECK(minus_one_power(root_of_unity<Bn254::Fr>(28), 28) == -Bn254::Fr::one());
+  CHECK(minus_one_power(root_of_unity<Bls12_381::Fr>(32), 32) == -Bls12_381::Fr::one());
+  // Below the largest domain the coset generator is ω_2n; at it, snarkjs's 25 (§6.4).
+  CHECK(coset_generator<Bn254::Fr>(10).sqr() == root_of_unity<Bn254::Fr>(10));
+  CHECK(coset_generator<Bn254::Fr>(28) == Bn254::Fr::from_u64(25));
+  CHECK(coset_generator<Bls12_381::Fr>(32) == Bls12_381::Fr::from_u64(25));
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <atomic>
+#include <cstdio>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
@@ -28,6 +29,13 @@ const pacer::PluginCandidate* candidate(const pacer::PluginRegistry& reg, const 
   for (const auto& c : reg.candidates())
     if (c.file.filename() == file_name) return &c;
   return nullptr;
+}
+
+// As the loader's messages write an ABI number (a hash: hex reads better than decimal).
+std::string hex_abi(uint32_t abi) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", abi);
+  return text;
 }
 
 pacer::Params no_params(const char* where) { return pacer::Params(toml::table{}, where); }
@@ -159,7 +167,7 @@ TEST_CASE("plugins: broken libraries are refused with the reason, the rest still
   CHECK_FALSE(wrong_abi->loaded);
   CHECK(wrong_abi->abi == 999);
   CHECK_THAT(wrong_abi->refusal,
-             Equals("plugin ABI 999 but this host speaks ABI " + std::to_string(pacer::kPluginAbi) +
+             Equals("plugin ABI 0x000003e7 but this host speaks ABI " + hex_abi(pacer::kPluginAbi) +
                     ": rebuild the plugin against this Pacer"));
 
   const auto* unknown_kind = candidate(reg, "libpacer_test_unknown_kind.so");

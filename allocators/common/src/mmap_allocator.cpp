@@ -76,7 +76,7 @@ MmapAllocator::MmapAllocator(std::string name, const PageOptions& options, Relea
   const HugetlbPool pool = hugetlb_pool(options_.huge_page_bytes);
   const std::string state =
       pool.exists ? fmt::format("{} of {} pages free", pool.free, pool.total) : "this kernel has no such pool";
-  if (options_.on_empty == OnEmpty::error && (!pool.exists || pool.free == 0))
+  if (options_.on_empty == OnEmpty::error && options_.check_pool_at_start && (!pool.exists || pool.free == 0))
     throw InputError(fmt::format("{}: no free {} huge pages ({}); {}, or set [allocator.params] on_empty = \"thp\" "
                                  "or \"plain\"",
                                  name_, human_bytes(options_.huge_page_bytes), state, hugetlb_fix(options_.huge_page_bytes)));
@@ -114,9 +114,11 @@ Mapping MmapAllocator::map_fresh(size_t bytes) {
   const std::string what = fmt::format("{}: the {} pool cannot back a block of {} ({} of {} pages free)", name_,
                                         human_bytes(options_.huge_page_bytes), human_bytes(bytes), pool.free,
                                         pool.total);
+  // During a run this fails the proof that asked (the pool was drained since the start), not the
+  // config: the other proofs go on.
   if (options_.on_empty == OnEmpty::error)
-    throw InputError(fmt::format("{}; {}, or set [allocator.params] on_empty = \"thp\" or \"plain\"", what,
-                                 hugetlb_fix(options_.huge_page_bytes)));
+    throw FailedError(fmt::format("{}; {}, or set [allocator.params] on_empty = \"thp\" or \"plain\"", what,
+                                  hugetlb_fix(options_.huge_page_bytes)));
   const PageKind instead = options_.on_empty == OnEmpty::thp ? PageKind::thp : PageKind::small;
   fallbacks_.fetch_add(1, std::memory_order_relaxed);
   if (log_) {

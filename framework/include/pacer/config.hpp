@@ -1,5 +1,5 @@
 #pragma once
-// The one TOML file that selects plugins and tunes the host (DESIGN.md, "Config"). Strict: every
+// The one TOML file that selects plugins and tunes the host (docs/config.md). Strict: every
 // key has a default, and an unknown table/key, a wrong type or a bad value is an InputError that
 // names the file, the line and the key. Relative paths are resolved against the config's folder,
 // so a config works from any current directory.

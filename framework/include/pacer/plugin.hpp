@@ -12,12 +12,10 @@
 #include "pacer/backend.hpp"
 #include "pacer/host_services.hpp"
 #include "pacer/params.hpp"
+#include "pacer/plugin_abi.hpp"  // kPluginAbi: generated, a hash of this header and those it includes
 #include "pacer/scheduler.hpp"
 
 namespace pacer {
-
-// Bump on ANY change to the interfaces a plugin sees (headers included above).
-inline constexpr uint32_t kPluginAbi = 4;
 
 enum class PluginKind : uint32_t { backend = 0, allocator = 1, scheduler = 2 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// Finds, checks and loads plugins (DESIGN.md, "Plugins"). Every lib*.so on the search path is a
+// Finds, checks and loads plugins (docs/plugins.md). Every lib*.so on the search path is a
 // candidate; each one ends up loaded or refused with a reason, and `pacer plugins` prints them all.
 // Objects made by a plugin keep its library loaded (their deleter holds a reference to it), so
 // the code behind a vtable can never be unmapped while the object lives.

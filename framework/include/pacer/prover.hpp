@@ -1,5 +1,5 @@
 #pragma once
-// The proof engine (DESIGN.md, "One proof, stage by stage"; docs/architecture.md). A proof is a
+// The proof engine (docs/architecture.md). A proof is a
 // graph of stages: load -> {synthesize, msm_g2, msm_g1 A/B1/C}; synthesize -> compute_h -> msm_g1 H;
 // assemble after every MSM; release last. Independent stages of one proof overlap; N proofs run
 // with J in flight. Stage bodies run on Boost.Asio executors: a pool of stage drivers whose

@@ -1,6 +1,5 @@
 #pragma once
-// Scheduler plugins decide when the stages of concurrent proofs may run (DESIGN.md, "Plugins";
-// docs/schedulers.md). The interface is callback-based and never needs a thread of its own, so
+// Scheduler plugins decide when the stages of concurrent proofs may run (docs/schedulers.md). The interface is callback-based and never needs a thread of its own, so
 // the same scheduler runs in the engine (real time, Asio timers) and in a deterministic
 // simulation (tests/unit/sim_engine.hpp: a fake clock and a contention model).
 #include <chrono>

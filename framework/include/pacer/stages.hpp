@@ -1,5 +1,5 @@
 #pragma once
-// The stages of one proof and what a scheduler is told about each (DESIGN.md, "One proof").
+// The stages of one proof and what a scheduler is told about each (docs/architecture.md).
 #include <chrono>
 #include <cstdint>
 #include <string_view>

@@ -1,6 +1,6 @@
 #pragma once
 // Native Groth16 verification: `pacer verify` and the prover's self-check (`verify_proofs`).
-// The equation is snarkjs's (SNARKJS_FORMATS.md §8), checked with one shared Miller loop:
+// The equation is snarkjs's (docs/formats.md §8), checked with one shared Miller loop:
 //   e(-A, B) · e(α, β) · e(vk_x, γ) · e(C, δ) = 1,   vk_x = IC[0] + Σ public[i]·IC[i+1].
 // Stricter than snarkjs where snarkjs lets a malformed proof through to the equation: proof
 // points must have coordinates below q and lie in the prime-order subgroups, and a proof point

@@ -408,7 +408,7 @@ PACER_UNROLL
   }
 };
 
-// --- the four prime fields (moduli as in SNARKJS_FORMATS.md §1, little-endian 64-bit limbs) ---
+// --- the four prime fields (moduli as in docs/formats.md §1, little-endian 64-bit limbs) ---
 struct Bn254FqParams {
   static constexpr int n = 8;
   PACER_HDC static W32<8> modulus() {

@@ -169,7 +169,7 @@ __global__ void h_kernel(F* a, const F* b, const F* c, size_t n) {
     st(a + i, (ld(a + i) * ld_ro(b + i) - ld_ro(c + i)).to_std());
 }
 
-// c_i = a_i·b_i (the C evaluations of a satisfied R1CS, SNARKJS_FORMATS.md §6.2).
+// c_i = a_i·b_i (the C evaluations of a satisfied R1CS, docs/formats.md §6.2).
 template <class F>
 __global__ void hadamard_kernel(F* c, const F* a, const F* b, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)

@@ -1,5 +1,5 @@
 #pragma once
-// Roots of unity of the scalar fields as snarkjs defines them (SNARKJS_FORMATS.md §1.1, §6.3-6.4),
+// Roots of unity of the scalar fields as snarkjs defines them (docs/formats.md §1.1, §6.3-6.4),
 // computed on the host with fp_t (plain C++: the self-test checks them against the framework).
 #include <cstdint>
 

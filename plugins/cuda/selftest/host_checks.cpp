@@ -181,7 +181,7 @@ void check_ntt(Report& report, Rng& rng, const std::string& name) {
   size_t bad = 0, bad_roots = 0;
   for (uint32_t L = 1; L <= 11; ++L) {
     const size_t n = size_t(1) << L;
-    const pm::Radix2Domain<Fr> dom(n, Curve::two_adicity);
+    const pm::Radix2Domain<Fr> dom(n);
     bad_roots += cast<Fr>(ntt::root_of_unity<Mine>(L)) != dom.omega() ||
                  cast<Fr>(ntt::coset_generator<Mine>(L)) != dom.coset_generator();
     std::vector<Mine> pw(n), coset(n);

@@ -106,7 +106,7 @@ void check_ntt_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
   for (uint32_t L : {1u, 2u, 3u, 5u, 8u, 9u, 10u, 12u, 16u, 17u, 20u}) {
     if (g_opt.small && L > 12) continue;
     const size_t n = size_t(1) << L;
-    pm::Radix2Domain<Fr> dom(n, Curve::two_adicity);
+    pm::Radix2Domain<Fr> dom(n);
     std::vector<Fr> x(n);
     for (auto& v : x) v = random_field<Fr>(rng);
     for (bool inverse : {false, true}) {
@@ -136,7 +136,7 @@ void check_ntt_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
   for (uint32_t L : {0u, 1u, 2u, 4u, 7u, 8u, 9u, 11u, 16u, 19u, 20u}) {
     if (g_opt.small && L > 11) continue;
     const size_t n = size_t(1) << L;
-    pm::Radix2Domain<Fr> dom(n, Curve::two_adicity);
+    pm::Radix2Domain<Fr> dom(n);
     for (bool with_c : {true, false}) {
       std::vector<Fr> a(n), b(n), c(n);
       for (size_t i = 0; i < n; ++i) {
@@ -260,7 +260,7 @@ void check_two_lanes(Report& report, int dev, Rng& rng, pacer::ThreadPool& pool)
     a[i] = random_field<Fr>(rng);
     b[i] = random_field<Fr>(rng);
   }
-  pm::Radix2Domain<Fr> dom(n, Curve::two_adicity);
+  pm::Radix2Domain<Fr> dom(n);
   std::vector<Fr> ra = a, rb = b, rc(n);
   for (size_t i = 0; i < n; ++i) rc[i] = a[i] * b[i];
   odd_coset_h(dom, std::span(ra), std::span(rb), std::span(rc), &pool);

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "pacer/math/batch_affine.hpp"
 #include "pacer/math/ec.hpp"
 #include "pacer/thread_pool.hpp"
 #include "pacer/types.hpp"
@@ -18,30 +19,8 @@
 namespace pacer::dev {
 
 using math::Affine;
+using math::batch_to_affine;
 using math::Jacobian;
-
-// Jacobian -> affine with one inversion for the whole span; identities stay identities.
-template <class Group>
-void batch_to_affine(std::span<const Jacobian<Group>> in, std::span<Affine<Group>> out) {
-  using F = typename Group::Field;
-  std::vector<F> prefix(in.size());
-  F acc = F::one();
-  for (size_t i = 0; i < in.size(); ++i) {
-    prefix[i] = acc;
-    if (!in[i].is_identity()) acc *= in[i].Z;
-  }
-  F inv = acc.inv();
-  for (size_t i = in.size(); i-- > 0;) {
-    if (in[i].is_identity()) {
-      out[i] = Affine<Group>::identity();
-      continue;
-    }
-    const F z_inv = inv * prefix[i];
-    inv *= in[i].Z;
-    const F z_inv2 = z_inv.sqr();
-    out[i] = Affine<Group>::of(in[i].X * z_inv2, in[i].Y * z_inv2 * z_inv);
-  }
-}
 
 template <class Group>
 class FixedBaseTable {
@@ -104,42 +83,25 @@ class FixedBaseTable {
   // out[i] = k[i]·G for a batch (a few hundred to a few thousand: one inversion per window).
   void mul_many(std::span<const Fr256> k, std::span<A> out) const {
     const size_t n = k.size();
-    std::vector<F> prefix(n);
+    std::vector<F> prefix(n), dens(n);
+    std::vector<uint32_t> index(n), digit(n);  // this window's batch: out[index[j]] += T[digit[j]]
     for (size_t i = 0; i < n; ++i) out[i] = A::identity();
     for (size_t w = 0; w < windows_; ++w) {
       const A* row = &table_[w * stride_];
-      const size_t pos = w * c_;
-      // Forward: products of the denominators x_T - x_acc. An empty accumulator just takes T.
-      F acc = F::one();
+      size_t batch = 0;
       for (size_t i = 0; i < n; ++i) {
-        prefix[i] = acc;
-        const uint32_t d = fr256_window(k[i], pos, c_);
-        if (d == 0 || out[i].is_identity()) continue;
-        const F den = row[d - 1].x - out[i].x;
-        if (!den.is_zero()) acc *= den;  // equal x (P = ±T) cannot happen for k < r; see below
-      }
-      F inv = acc.inv();
-      for (size_t i = n; i-- > 0;) {
-        const uint32_t d = fr256_window(k[i], pos, c_);
+        const uint32_t d = fr256_window(k[i], w * c_, c_);
         if (d == 0) continue;
-        const A& t = row[d - 1];
-        A& p = out[i];
-        if (p.is_identity()) {
-          p = t;
-          continue;
-        }
-        const F den = t.x - p.x;
-        if (den.is_zero()) {  // only for scalars >= r: fall back to the complete formula
-          p = J::from(p).add_affine(t).to_affine();
-          continue;
-        }
-        const F den_inv = inv * prefix[i];
-        inv *= den;
-        const F lambda = (t.y - p.y) * den_inv;
-        const F x3 = lambda.sqr() - p.x - t.x;
-        p.y = lambda * (p.x - x3) - p.y;
-        p.x = x3;
+        if (out[i].is_identity()) out[i] = row[d - 1];  // an empty accumulator just takes T
+        else index[batch] = uint32_t(i), digit[batch++] = d;
       }
+      math::add_affine_batch<Group>(
+          batch, [&](size_t j) -> A& { return out[index[j]]; }, [&](size_t j) -> const A& { return row[digit[j] - 1]; },
+          std::span<F>(prefix), std::span<F>(dens), [&](size_t j) {
+            // Equal x (P = ±T) needs a scalar >= r: the complete formula then.
+            A& p = out[index[j]];
+            p = J::from(p).add_affine(row[digit[j] - 1]).to_affine();
+          });
     }
   }
 

@@ -4,7 +4,7 @@
 // OS CSPRNG and forgotten, but this process knew it: anyone who could read its memory could
 // forge proofs. Never use these keys in production.
 //
-// The key is what snarkjs `groth16 setup` would make from a ptau with the same τ (SNARKJS_FORMATS.md
+// The key is what snarkjs `groth16 setup` would make from a ptau with the same τ (docs/formats.md
 // §5.4, γ = 1): snarkjs proves with it, verifies its proofs, and exports the same verification key.
 #include <cstdint>
 #include <functional>

@@ -1,5 +1,5 @@
 #pragma once
-// The iden3 binary container shared by .r1cs, .wtns and .zkey (SNARKJS_FORMATS.md §2):
+// The iden3 binary container shared by .r1cs, .wtns and .zkey (docs/formats.md §2):
 // magic, version, then (id, size, payload) records in any order. Files are memory-mapped.
 #include <bit>
 #include <cstddef>

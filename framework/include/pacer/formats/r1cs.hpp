@@ -1,5 +1,5 @@
 #pragma once
-// Constraint systems as circom writes them (.r1cs, SNARKJS_FORMATS.md §3). Used by
+// Constraint systems as circom writes them (.r1cs, docs/formats.md §3). Used by
 // `pacer setup`, `pacer inspect` and witness checks; the prover itself needs only the zkey.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Writers for the snarkjs files (SNARKJS_FORMATS.md §2-5, §8): .r1cs, .wtns, .zkey and the
+// Writers for the snarkjs files (docs/formats.md §2-5, §8): .r1cs, .wtns, .zkey and the
 // verification key JSON. Used by `pacer gen-circuit`, `pacer setup` and `pacer prove`; files reach
 // gigabytes, so everything streams through a large buffer into a hidden temporary file beside the
 // output, renamed over it only when complete: a failed write never leaves a half file under the

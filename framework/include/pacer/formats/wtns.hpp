@@ -1,5 +1,5 @@
 #pragma once
-// Witness files (.wtns, SNARKJS_FORMATS.md §4): values in standard form, wire 0 = 1.
+// Witness files (.wtns, docs/formats.md §4): values in standard form, wire 0 = 1.
 #include <string>
 
 #include "pacer/buffer.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Groth16 proving key as snarkjs writes it (SNARKJS_FORMATS.md §5). Points stay in the file
+// Groth16 proving key as snarkjs writes it (docs/formats.md §5). Points stay in the file
 // encoding (Montgomery, little-endian, all-zero = infinity); backends convert them once.
 #include <cstdint>
 #include <memory>
@@ -24,7 +24,7 @@ std::optional<CurveId> curve_from_scalar_prime(std::span<const std::byte> r_le);
 // a < b as 256-bit integers (little-endian limbs).
 bool fr256_less_than(const Fr256& a, const Fr256& b);
 
-// Highest container versions read, as snarkjs's prover accepts (SNARKJS_FORMATS.md §2).
+// Highest container versions read, as snarkjs's prover accepts (docs/formats.md §2).
 inline constexpr uint32_t kZkeyMaxVersion = 2;
 inline constexpr uint32_t kWtnsMaxVersion = 2;
 inline constexpr uint32_t kR1csMaxVersion = 1;

@@ -1,6 +1,6 @@
 #pragma once
 // The two supported pairing curves, declared by their constants alone; all arithmetic comes from
-// the field/extension/curve templates. Constants: SNARKJS_FORMATS.md §1. Each curve is a template
+// the field/extension/curve templates. Constants: docs/formats.md §1. Each curve is a template
 // over the field product's implementation (field.hpp's Mul policies): Bn254 and Bls12_381 are the
 // portable ones; the cpu kernels instantiate the same curves with their x86-64 product.
 #include <cstring>
@@ -10,6 +10,7 @@
 #include "pacer/math/ec.hpp"
 #include "pacer/math/field.hpp"
 #include "pacer/math/fp2.hpp"
+#include "pacer/math/roots.hpp"
 #include "pacer/types.hpp"
 
 namespace pacer::math {
@@ -80,9 +81,9 @@ struct Bn254Curve {
   };
   static constexpr CurveId id = CurveId::bn254;
   static constexpr std::string_view json_name = "bn128";
-  static constexpr uint32_t two_adicity = 28;
+  static constexpr uint32_t two_adicity = two_adicity_of<Fr>();  // 28
   static Affine<G1> g1_generator() { return Affine<G1>::of(Fq::from_u64(1), Fq::from_u64(2)); }
-  // The gamma2 of every snarkjs key (SNARKJS_FORMATS.md §5.1).
+  // The gamma2 of every snarkjs key (docs/formats.md §5.1).
   static Affine<G2> g2_generator() {
     return Affine<G2>::of(
         Fq2(Fq::from_decimal("10857046999023057135944570762232829481370756359578518086990519993285655852781"),
@@ -147,13 +148,13 @@ struct Bls12_381Curve {
   };
   static constexpr CurveId id = CurveId::bls12_381;
   static constexpr std::string_view json_name = "bls12381";
-  static constexpr uint32_t two_adicity = 32;
+  static constexpr uint32_t two_adicity = two_adicity_of<Fr>();  // 32
   static Affine<G1> g1_generator() {
     return Affine<G1>::of(
         Fq::from_std(limbs_from_hex<6>("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb")),
         Fq::from_std(limbs_from_hex<6>("08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1")));
   }
-  // The standard generator (x.c0 and x.c1 as in SNARKJS_FORMATS.md §5.1), gamma2 of every snarkjs key.
+  // The standard generator (x.c0 and x.c1 as in docs/formats.md §5.1), gamma2 of every snarkjs key.
   static Affine<G2> g2_generator() {
     auto h = [](const char* s) { return Fq::from_std(limbs_from_hex<6>(s)); };
     return Affine<G2>::of(

@@ -30,6 +30,9 @@ struct PageOptions {
   size_t mmap_threshold = size_t(1) << 20;  // smaller blocks: operator new
   bool verify = true;                    // thp: read smaps for what each block really got
   uint64_t release_backlog_bytes = uint64_t(1) << 30;  // [pipeline] release = "bounded"
+  // hugetlb with on_empty = "error": an empty pool is an InputError when the allocator is made.
+  // Off only in tests/plugins, which model a pool that empties later, during the run.
+  bool check_pool_at_start = true;
 };
 
 // Reads the [allocator.params] keys of one page kind: prefault, mmap_threshold,

@@ -16,6 +16,7 @@
 #include "pacer/cpu/glv.hpp"
 #include "pacer/cpu/kernel_config.hpp"
 #include "pacer/cpu/msm_ifma.hpp"
+#include "pacer/math/batch_affine.hpp"
 #include "pacer/math/ec.hpp"
 #include "pacer/thread_pool.hpp"
 #include "pacer/types.hpp"
@@ -192,32 +193,11 @@ class AffineBuckets {
       scratch_.resize(n);
       den_.resize(n);
     }
-    // Prefix products of the denominators x_P - x_B, kept in den_ for the second pass; a zero one
-    // (equal x: doubling or cancellation, rare) is left out of the product and handled apart.
-    F acc = F::one();
-    for (size_t k = 0; k < n; ++k) {
-      const F den = batch_point_[k]->x - buckets_[batch_bucket_[k]].x;
-      den_[k] = den;
-      scratch_[k] = acc;
-      if (!den.is_zero()) acc = acc * den;
-    }
-    F inv = acc.inv();
-    for (size_t k = n; k-- > 0;) {
-      A& b = buckets_[batch_bucket_[k]];
-      const A p = value(batch_point_[k], batch_negate_[k]);
-      busy_[batch_bucket_[k]] = 0;
-      const F& den = den_[k];
-      if (den.is_zero()) {
-        add_equal_x(b, p);
-        continue;
-      }
-      F den_inv = inv * scratch_[k];
-      inv = inv * den;
-      F lambda = (p.y - b.y) * den_inv;
-      F x3 = lambda.sqr() - b.x - p.x;
-      b.y = lambda * (b.x - x3) - b.y;
-      b.x = x3;
-    }
+    add_affine_batch<Group>(
+        n, [&](size_t k) -> A& { return buckets_[batch_bucket_[k]]; },
+        [&](size_t k) { return value(batch_point_[k], batch_negate_[k]); }, std::span<F>(scratch_), std::span<F>(den_),
+        [&](size_t k) { add_equal_x(buckets_[batch_bucket_[k]], value(batch_point_[k], batch_negate_[k])); });
+    for (const uint32_t b : batch_bucket_) busy_[b] = 0;
     batch_bucket_.clear();
     batch_point_.clear();
     batch_negate_.clear();

@@ -1,6 +1,6 @@
 #pragma once
-// Radix-2 NTT over a scalar field with snarkjs's roots of unity (ω_n = 5^((r-1)/n), spec §1.1),
-// natural-order input and output, and the odd-coset H evaluation of spec §6.3.
+// Radix-2 NTT over a scalar field with snarkjs's roots of unity (ω_n = 5^((r-1)/n), docs/formats.md §1.1),
+// natural-order input and output, and the odd-coset H evaluation of docs/formats.md §6.3.
 // to_odd_coset takes the AVX-512 IFMA path of ntt_ifma.hpp when CpuKernels::ifma says so; the
 // scalar transform here is its fallback and the tests' reference.
 #include <cstddef>
@@ -12,6 +12,7 @@
 #include "pacer/cpu/kernel_config.hpp"
 #include "pacer/cpu/ntt_ifma.hpp"
 #include "pacer/math/field.hpp"
+#include "pacer/math/roots.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace pacer::math {
@@ -19,21 +20,17 @@ namespace pacer::math {
 template <class Fr>
 class Radix2Domain {
  public:
-  // two_adicity: largest s with 2^s | r-1 (28 for BN254, 32 for BLS12-381).
-  Radix2Domain(size_t n, uint32_t two_adicity) : n_(n) {
+  explicit Radix2Domain(size_t n) : n_(n) {
+    constexpr uint32_t two_adicity = two_adicity_of<Fr>();
     if (n == 0 || (n & (n - 1))) throw std::invalid_argument("domain size " + std::to_string(n) + " is not a power of two");
     while ((size_t(1) << log_n_) < n) ++log_n_;
     if (log_n_ > two_adicity)
       throw std::invalid_argument("domain 2^" + std::to_string(log_n_) + " exceeds the field's 2-adicity " +
                                   std::to_string(two_adicity));
-    auto r_minus_1 = Fr::P;
-    r_minus_1[0] -= 1;  // r is odd
-    const Fr five = Fr::from_u64(5);  // smallest quadratic non-residue of both scalar fields
-    omega_ = five.pow(limbs_shr(r_minus_1, log_n_));
+    omega_ = math::root_of_unity<Fr>(log_n_);
     omega_inv_ = omega_.inv();
     n_inv_ = Fr::from_u64(n).inv();
-    // ω_2n when it exists; snarkjs falls back to nqr^2 = 25 for the largest domain (spec §6.4).
-    coset_ = log_n_ < two_adicity ? five.pow(limbs_shr(r_minus_1, log_n_ + 1)) : Fr::from_u64(25);
+    coset_ = math::coset_generator<Fr>(log_n_);
     roots_ = powers(omega_, n / 2 > 0 ? n / 2 : 1);
     inv_roots_ = powers(omega_inv_, n / 2 > 0 ? n / 2 : 1);
     if (ifma::ntt_supported<Fr>() && n >= kIfmaMin) {
