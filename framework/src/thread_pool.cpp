@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 #include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -110,6 +111,10 @@ struct ForState {
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
   std::atomic<size_t> helpers{0};  // helper tasks queued or draining, not yet gone
+  // `paused` belongs to the stage, which may end as soon as the caller returns: a helper task that
+  // starts after `finished` must not read it, and the caller waits for those inside help().
+  std::atomic<size_t> active{0};
+  std::atomic<bool> finished{false};
   std::mutex mu;
   std::condition_variable cv;
   std::exception_ptr error;
@@ -136,11 +141,13 @@ struct ForState {
   // A helper claims indices until none are left, or until it should hand its thread back
   // (urgent work waits, or the stage is paused); the caller and other helpers finish the loop.
   void help() {
-    {
+    active.fetch_add(1);  // before reading `finished`: with the caller's store then load, one sees the other
+    if (!finished.load()) {
       ThreadPool::PauseWatch watch(paused);  // loops nested in fn watch the same stage
       while (!should_leave() && run_next()) {
       }
     }
+    active.fetch_sub(1);
     helpers.fetch_sub(1);
   }
   // How many helpers to invite back after some left: none while they would leave again.
@@ -180,8 +187,14 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn, u
   while (state->run_next()) invite(state->missing(wanted));
   // Helpers that start after all indices are claimed return at once; fn outlives every call
   // because we wait for `done`, not for the helper tasks.
-  std::unique_lock lock(state->mu);
-  state->cv.wait(lock, [&] { return state->done.load() == n; });
+  {
+    std::unique_lock lock(state->mu);
+    state->cv.wait(lock, [&] { return state->done.load() == n; });
+  }
+  // Every index is done, so a helper still inside help() is past its last one: brief. (Found by
+  // ThreadSanitizer: a helper that started late read the paused flag of a stage that had ended.)
+  state->finished.store(true);
+  while (state->active.load() != 0) std::this_thread::yield();
   if (state->error) std::rethrow_exception(state->error);
 }
 
