@@ -92,12 +92,7 @@ std::unique_ptr<pacer::Allocator> make_cuda_pinned_allocator(const pacer::Params
   }
   auto pinned = std::make_unique<CudaPinnedAllocator>(static_cast<uint64_t>(max_bytes));
   if (!params.get_bool("pooled", true)) return pinned;
-  const int64_t max_cached_mb = params.get_int("max_cached_mb", int64_t(pacer::alloc::quarter_of_memory() >> 20));
-  if (max_cached_mb < 1)
-    throw pacer::InputError(fmt::format("{} max_cached_mb must be at least 1 (MiB of freed pinned blocks kept for "
-                                        "reuse; pooled = false keeps none), got {}",
-                                        params.where(), max_cached_mb));
-  return std::make_unique<pacer::alloc::BlockPool>(std::move(pinned), uint64_t(max_cached_mb) << 20, 64 << 10);
+  return std::make_unique<pacer::alloc::BlockPool>(std::move(pinned), pacer::alloc::max_cached_bytes(params), 64 << 10);
 }
 
 }  // namespace

@@ -38,11 +38,7 @@ std::unique_ptr<Allocator> make_pooled_allocator(const Params& params, HostServi
   else
     throw InputError(fmt::format("{} fresh must be \"plain\", \"thp\" or \"hugetlb\", got \"{}\"", params.where(),
                                  fresh));
-  const int64_t default_mb = int64_t(quarter_of_memory() >> 20);
-  const int64_t max_mb = params.get_int("max_cached_mb", default_mb);
-  if (max_mb < 1)
-    throw InputError(fmt::format("{} max_cached_mb must be at least 1 (MiB of freed blocks kept for reuse), got {}",
-                                 params.where(), max_mb));
+  const uint64_t max_cached = max_cached_bytes(params);
   const int64_t min_pooled = params.get_int("min_pooled_bytes", 64 << 10);
   if (min_pooled < int64_t(kSmallPage))
     throw InputError(fmt::format("{} min_pooled_bytes must be at least {}, got {}", params.where(), kSmallPage,
@@ -51,8 +47,8 @@ std::unique_ptr<Allocator> make_pooled_allocator(const Params& params, HostServi
   auto source = std::make_unique<MmapAllocator>(fmt::format("pooled allocator ({} pages)", fresh), options, host);
   if (host.log)
     host.log->debug("pooled allocator: fresh {} pages{}, keeps up to {} MiB of freed blocks of {} bytes or more",
-                    fresh, options.prefault ? " (pre-faulted)" : "", max_mb, min_pooled);
-  return std::make_unique<BlockPool>(std::move(source), uint64_t(max_mb) << 20, size_t(min_pooled));
+                    fresh, options.prefault ? " (pre-faulted)" : "", max_cached >> 20, min_pooled);
+  return std::make_unique<BlockPool>(std::move(source), max_cached, size_t(min_pooled));
 }
 
 }  // namespace

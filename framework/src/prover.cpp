@@ -124,7 +124,6 @@ class StageRun : public std::enable_shared_from_this<StageRun> {
     asking_ = false;
     if (!go && !resumed_early_) {
       paused_ = true;
-      paused_flag_.store(true);
       paused_since_ = Clock::now();
       if (owner) cv_.wait(lock, [&] { return !paused_; });
     }
@@ -136,7 +135,7 @@ class StageRun : public std::enable_shared_from_this<StageRun> {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return !asking_ && !paused_; });
   }
-  const std::atomic<bool>* paused_flag() const { return &paused_flag_; }
+  const std::atomic<bool>* paused_flag() const { return &paused_; }
   std::chrono::nanoseconds paused() {
     std::lock_guard lock(mu_);
     return paused_total_;
@@ -149,7 +148,6 @@ class StageRun : public std::enable_shared_from_this<StageRun> {
       resumed_early_ = true;  // before checkpoint() returned false: do not pause at all
     } else if (paused_) {
       paused_ = false;
-      paused_flag_.store(false);
       paused_total_ += Clock::now() - paused_since_;
     }
     cv_.notify_all();
@@ -160,8 +158,8 @@ class StageRun : public std::enable_shared_from_this<StageRun> {
   const std::thread::id owner_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool asking_ = false, paused_ = false, resumed_early_ = false;
-  std::atomic<bool> paused_flag_{false};  // paused_, for the pool helpers that read it unlocked
+  bool asking_ = false, resumed_early_ = false;
+  std::atomic<bool> paused_{false};  // written under mu_; atomic for the pool helpers that read it unlocked
   Clock::time_point paused_since_;
   std::chrono::nanoseconds paused_total_{0};
 };

@@ -105,13 +105,11 @@ TraceRun read_trace(const std::string& path) {
 // and per lane. Empty when no stage ran on a lane.
 static std::string lane_busy(const TraceRun& run, double wall_s) {
   std::map<int, std::vector<std::pair<double, double>>> by_lane;
+  for (const auto& s : run.stages)
+    if (s.lane >= 0) by_lane[s.lane].emplace_back(s.start_us, s.start_us + s.dur_us);
+  if (by_lane.empty() || wall_s <= 0) return {};
   std::vector<std::pair<double, double>> all;
-  for (const auto& s : run.stages) {
-    if (s.lane < 0) continue;
-    by_lane[s.lane].emplace_back(s.start_us, s.start_us + s.dur_us);
-    all.emplace_back(s.start_us, s.start_us + s.dur_us);
-  }
-  if (all.empty() || wall_s <= 0) return {};
+  for (const auto& [lane, spans] : by_lane) all.insert(all.end(), spans.begin(), spans.end());
   auto covered = [](std::vector<std::pair<double, double>> spans) {  // length of the union
     std::sort(spans.begin(), spans.end());
     double total = 0, from = spans[0].first, to = spans[0].second;

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "pacer/error.hpp"
+
 #include "pacer/alloc/pages.hpp"
 
 namespace pacer::alloc {
@@ -91,10 +95,14 @@ BlockPool::Entry* BlockPool::take(size_t cls) {
   return e;
 }
 
-uint64_t quarter_of_memory() {
+uint64_t max_cached_bytes(const Params& params) {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return uint64_t(4) << 30;
-  return uint64_t(pages) * uint64_t(page) / 4;
+  const uint64_t quarter = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) / 4 : uint64_t(4) << 30;
+  const int64_t mb = params.get_int("max_cached_mb", int64_t(quarter >> 20));
+  if (mb < 1)
+    throw InputError(fmt::format("{} max_cached_mb must be at least 1 (MiB of freed blocks kept for reuse), got {}",
+                                 params.where(), mb));
+  return uint64_t(mb) << 20;
 }
 
 }  // namespace pacer::alloc

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pacer/allocator.hpp"
+#include "pacer/params.hpp"
 
 namespace pacer::alloc {
 
@@ -42,7 +43,8 @@ class BlockPool final : public Allocator {
   std::atomic<uint64_t> live_{0}, peak_{0}, allocations_{0}, reused_{0};
 };
 
-// A quarter of physical memory (4 GiB where it cannot be read): the default cap on cached bytes.
-uint64_t quarter_of_memory();
+// The `max_cached_mb` param of an allocator that pools (default: a quarter of physical memory,
+// 4 GiB where it cannot be read), in bytes; InputError naming the param when under 1.
+uint64_t max_cached_bytes(const Params& params);
 
 }  // namespace pacer::alloc
