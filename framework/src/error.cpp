@@ -6,5 +6,6 @@ namespace pacer {
 Error::~Error() = default;
 InputError::~InputError() = default;
 FailedError::~FailedError() = default;
+DeviceFailedError::~DeviceFailedError() = default;
 
 }  // namespace pacer

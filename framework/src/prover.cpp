@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <thread>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -205,6 +206,10 @@ struct Job {
   uint16_t done_mask = 0;
   unsigned active = 0;  // nodes asked of the scheduler and not yet ended
   bool failed = false, lane_asked = false, has_lane = false, lane_returned = false, finished = false;
+  // A device of the backend failed under this proof: run it again, from load, once it has wound
+  // down (attempt 2 of kMaxAttempts).
+  bool retry = false;
+  unsigned attempt = 1;
   Lane lane = 0;
   std::exception_ptr error;
   ProofOutput out;
@@ -216,17 +221,30 @@ struct Job {
   ProofPoints points;
 };
 
+// A proof whose device failed runs once more elsewhere; a second failure is the proof's.
+constexpr unsigned kMaxAttempts = 2;
+
 struct Prover::Impl {
   Impl(EngineParts p, EngineOptions o)
       : parts(std::move(p)),
         options(std::move(o)),
         jobs(std::clamp(options.jobs_in_flight, 1u, kMaxJobsInFlight)),
         budget(options.memory_budget_bytes ? options.memory_budget_bytes : mem_available_bytes() / 4 * 3) {
-    const unsigned lanes = parts.backend->info().lanes;
+    const BackendInfo info = parts.backend->info();
+    const unsigned lanes = info.lanes;
     if (lanes == 0) throw FailedError("backend declares no lanes: it cannot run a proof");
+    if (!info.lane_devices.empty() && info.lane_devices.size() != lanes)
+      throw FailedError(fmt::format("backend {} declares {} lanes but names the device of {}", info.name, lanes,
+                                    info.lane_devices.size()));
+    lane_device = info.lane_devices.empty() ? std::vector<unsigned>(lanes, 0) : info.lane_devices;
+    const unsigned devices = *std::max_element(lane_device.begin(), lane_device.end()) + 1;
+    if (devices > lanes) throw FailedError(fmt::format("backend {}: a lane's device is {}, above its lane count", info.name, devices - 1));
+    device_busy.assign(devices, 0);
+    device_failed.assign(devices, false);
+    lanes_in_service = lanes;
     for (unsigned l = 0; l < lanes; ++l) {
       strands.push_back(asio::make_strand(drivers.get_executor()));
-      free_lanes.push_back(lanes - 1 - l);
+      free_lanes.push_back(l);
     }
     // Each proof runs at most three stage bodies at once (synthesize, msm_g2 and one on its
     // lane's strand), so 3 per proof in flight means an admitted stage never waits for a thread
@@ -292,22 +310,56 @@ struct Prover::Impl {
     }
   }
 
-  // --- lanes: a proof holds one from its first backend call to its last
-  void acquire_lane(std::function<void(Lane)> granted) {
+  // --- lanes: a proof holds one from its first backend call to its last. `granted` gets no lane
+  // when every device has failed.
+  using LaneGrant = std::function<void(std::optional<Lane>)>;
+  void acquire_lane(LaneGrant granted) {
     std::unique_lock lock(mu);
-    if (free_lanes.empty()) return lane_waiters.push_back(std::move(granted));
-    const Lane lane = free_lanes.back();
-    free_lanes.pop_back();
+    if (free_lanes.empty() && lanes_in_service > 0) return lane_waiters.push_back(std::move(granted));
+    const std::optional<Lane> lane = take_free_lane_locked();
     lock.unlock();
     granted(lane);
   }
+  // A free lane of the device with the fewest lanes held, so proofs spread over the devices.
+  std::optional<Lane> take_free_lane_locked() {
+    if (free_lanes.empty()) return std::nullopt;
+    auto best = std::min_element(free_lanes.begin(), free_lanes.end(), [&](Lane x, Lane y) {
+      const unsigned bx = device_busy[lane_device[x]], by = device_busy[lane_device[y]];
+      return bx != by ? bx < by : x < y;
+    });
+    const Lane lane = *best;
+    free_lanes.erase(best);
+    ++device_busy[lane_device[lane]];
+    return lane;
+  }
   void return_lane(Lane lane) {
     std::unique_lock lock(mu);
-    if (lane_waiters.empty()) return free_lanes.push_back(lane);
+    --device_busy[lane_device[lane]];
+    if (device_failed[lane_device[lane]]) return;  // out of service
+    free_lanes.push_back(lane);
+    if (lane_waiters.empty()) return;
     auto next = std::move(lane_waiters.front());
     lane_waiters.pop_front();
+    const std::optional<Lane> given = take_free_lane_locked();
     lock.unlock();
-    next(lane);
+    next(given);
+  }
+  // Takes every lane of `device` out of service (once); with no lane left, the proofs waiting for
+  // one fail.
+  void retire_device(unsigned device, const std::string& why) {
+    std::deque<LaneGrant> stranded;
+    {
+      std::lock_guard lock(mu);
+      if (device >= device_failed.size() || device_failed[device]) return;
+      device_failed[device] = true;
+      std::erase_if(free_lanes, [&](Lane l) { return lane_device[l] == device; });
+      lanes_in_service -= unsigned(std::count(lane_device.begin(), lane_device.end(), device));
+      if (parts.log)
+        parts.log->error("backend device {} failed; its lanes are out of service, {} lane{} left: {}", device,
+                         lanes_in_service.load(), lanes_in_service == 1 ? "" : "s", why);
+      if (lanes_in_service == 0) stranded.swap(lane_waiters);
+    }
+    for (auto& grant : stranded) grant(std::nullopt);
   }
 
   // --- the graph of one proof
@@ -315,7 +367,9 @@ struct Prover::Impl {
   void announce(const std::shared_ptr<Job>& job, Node node);
   void run_node(const std::shared_ptr<Job>& job, Node node, const StageTicket& ticket, Clock::time_point admitted_at);
   void run_body(Job& job, Node node, const Checkpoint& checkpoint, StageRecord& record);
-  void node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record, std::exception_ptr error);
+  void node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record, std::exception_ptr error,
+                  bool device_failed = false);
+  void restart(const std::shared_ptr<Job>& job);
   uint64_t declared_bytes(const ProvingKey& key, Node node) const;
   ResourceClass resource_of(Node node) const {
     return kGraph[node].needs_lane ? parts.backend->resource(kGraph[node].stage) : default_resource(kGraph[node].stage);
@@ -340,7 +394,11 @@ struct Prover::Impl {
   uint64_t bytes_in_flight = 0;
   size_t unfinished = 0;
   std::vector<Lane> free_lanes;
-  std::deque<std::function<void(Lane)>> lane_waiters;
+  std::deque<LaneGrant> lane_waiters;
+  std::vector<unsigned> lane_device;  // BackendInfo::lane_devices, or all 0
+  std::vector<unsigned> device_busy;  // lanes held, per device
+  std::vector<bool> device_failed;
+  std::atomic<unsigned> lanes_in_service{0};
 
   std::mutex index_mu;
   std::map<const ProvingKey*, std::pair<std::weak_ptr<const ProvingKey>, std::shared_ptr<const RowIndex>>> indexes;
@@ -355,7 +413,7 @@ struct Prover::Impl {
 // not been asked yet and runs release once nothing else is active; ends the proof after release.
 void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
   std::vector<Node> ask;
-  bool want_lane = false, give_back_lane = false, finish = false;
+  bool want_lane = false, give_back_lane = false, finish = false, again = false;
   {
     std::lock_guard lock(job->mu);
     if (job->finished) return;
@@ -388,22 +446,34 @@ void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
     if (job->has_lane && !job->lane_returned && !lane_work_left) give_back_lane = job->lane_returned = true;
     const bool lane_pending = job->lane_asked && !job->has_lane;
     if (job->state[kRelease] == Job::NodeState::done && job->active == 0 && !lane_pending && !job->finished) {
-      finish = job->finished = true;
       if (job->has_lane && !job->lane_returned) give_back_lane = job->lane_returned = true;
+      if (job->retry && lanes_in_service > 0) again = true;
+      else finish = job->finished = true;
     }
   }
   if (give_back_lane) return_lane(job->lane);
+  if (again) return restart(job);
   if (want_lane)
-    acquire_lane([this, job](Lane lane) {
+    acquire_lane([this, job](std::optional<Lane> lane) {
       {
         std::lock_guard lock(job->mu);
-        job->lane = lane;
-        job->has_lane = true;
+        if (lane) {
+          job->lane = *lane;
+          job->has_lane = true;
+        } else {
+          job->lane_asked = false;
+          if (!job->failed) {
+            job->failed = true;
+            job->error = std::make_exception_ptr(FailedError(fmt::format(
+                "proof {}: no backend lane left: every device of the backend has failed (the log says why)", job->id)));
+          }
+        }
       }
       asio::post(drivers, [this, job] { advance(job); });
     });
   for (Node node : ask) announce(job, node);
   if (!finish) return;
+  job->out.attempts = job->attempt;
   job->out.ended_at = Clock::now();
   job->witness.reset();
   // [host] verify_proofs: a proof that does not verify against its key fails its job, never returned.
@@ -426,6 +496,34 @@ void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
     }
   }
   job_ended(job);
+}
+
+// After a device failure: the failed attempt has wound down (every stage ended, buffers released,
+// lane returned); run the whole proof again, from load, on whatever lane it gets next. Its stage
+// records stay (marked failed), so the trace shows both attempts.
+void Prover::Impl::restart(const std::shared_ptr<Job>& job) {
+  std::string why;
+  {
+    std::lock_guard lock(job->mu);
+    try {
+      std::rethrow_exception(job->error);
+    } catch (const std::exception& e) {
+      why = e.what();
+    } catch (...) {
+    }
+    job->state.fill(Job::NodeState::waiting);
+    job->done_mask = 0;
+    job->failed = job->retry = false;
+    job->lane_asked = job->has_lane = job->lane_returned = false;
+    job->error = nullptr;
+    ++job->attempt;
+    job->witness.reset();
+    job->index.reset();
+    job->points = {};
+  }
+  if (parts.log) parts.log->warn("{}; running proof {} again on another device (attempt {} of {})", why, job->id,
+                                 job->attempt, kMaxAttempts);
+  asio::post(drivers, [this, job] { advance(job); });
 }
 
 void Prover::Impl::announce(const std::shared_ptr<Job>& job, Node node) {
@@ -478,8 +576,10 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   {
     std::lock_guard lock(job->mu);
     skip = job->failed && node != kRelease;
+    record.attempt = uint8_t(job->attempt);
   }
   std::exception_ptr error;
+  bool device_failed = false;
   auto run = std::make_shared<StageRun>(*parts.scheduler, ticket);
   const uint64_t faults_before = thread_minor_faults();
   if (!skip) {
@@ -488,6 +588,10 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
       const Checkpoint checkpoint = [run] { run->checkpoint(); };
       ThreadPool::PauseWatch watch(run->paused_flag());
       run_body(*job, node, checkpoint, record);
+    } catch (const DeviceFailedError& e) {
+      error = name_failure(std::current_exception(), job->id, spec);
+      device_failed = true;
+      retire_device(e.device, e.what());
     } catch (...) {
       error = name_failure(std::current_exception(), job->id, spec);
     }
@@ -511,7 +615,7 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   } catch (...) {  // the scheduler's own failure fails this proof, like a stage's
     if (!error) error = name_failure(std::current_exception(), job->id, spec);
   }
-  node_ended(job, node, std::move(record), error);
+  node_ended(job, node, std::move(record), error, device_failed);
 }
 
 void Prover::Impl::run_body(Job& job, Node node, const Checkpoint& checkpoint, StageRecord& record) {
@@ -567,7 +671,7 @@ void Prover::Impl::run_body(Job& job, Node node, const Checkpoint& checkpoint, S
 }
 
 void Prover::Impl::node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record,
-                              std::exception_ptr error) {
+                              std::exception_ptr error, bool device_failed) {
   {
     std::lock_guard lock(job->mu);
     job->state[node] = Job::NodeState::done;
@@ -578,6 +682,7 @@ void Prover::Impl::node_ended(const std::shared_ptr<Job>& job, Node node, StageR
     if (error && !job->failed) {
       job->failed = true;
       job->error = error;
+      job->retry = device_failed && job->attempt < kMaxAttempts;
     }
   }
   advance(job);

@@ -96,6 +96,10 @@ Spread latency_spread(const BenchRun& run) {
 }
 
 double wall_seconds(const BenchRun& run) { return seconds(run.ended_at - run.started_at); }
+size_t retried_proofs(const BenchRun& run) {
+  return size_t(std::count_if(run.samples.begin(), run.samples.end(), [](const ProofSample& p) { return p.attempts > 1; }));
+}
+
 double proofs_per_second(const BenchRun& run) {
   const double wall = wall_seconds(run);
   return wall > 0 ? static_cast<double>(run.samples.size()) / wall : 0;
@@ -207,6 +211,9 @@ std::string format_table(const BenchRun& run) {
   fmt::format_to(out, "{:<10} {} proofs ({} witness{}), {} in flight, {} warm-up\n", "run", run.proofs,
                  run.witnesses.size(), run.witnesses.size() == 1 ? "" : "es", run.jobs, run.warmup);
   fmt::format_to(out, "{:<10} {}, {:.2f} proofs/s\n", "wall", human_seconds(wall_seconds(run)), proofs_per_second(run));
+  if (const size_t retried = retried_proofs(run))
+    fmt::format_to(out, "{:<10} {} proof{} ran again after a device failure (the log says which device)\n", "retried",
+                   retried, retried == 1 ? "" : "s");
   fmt::format_to(out, "{:<10} p50 {}, p95 {}, max {}\n", "latency", human_seconds(latency.p50),
                  human_seconds(latency.p95), human_seconds(latency.max));
   fmt::format_to(out, "{:<10} peak RSS {} (ru_maxrss), VmHWM {}\n", "memory", human_bytes(u.max_rss_bytes),
@@ -259,6 +266,7 @@ std::string summary_json(const BenchRun& run) {
   j["warmup"] = run.warmup;
   j["wall_seconds"] = wall_seconds(run);
   j["proofs_per_second"] = proofs_per_second(run);
+  j["retried_proofs"] = retried_proofs(run);
   json latency_json = spread_json(latency);
   latency_json["min"] = latency.min;
   latency_json["mean"] = latency.mean;
@@ -342,7 +350,8 @@ std::string trace_json(const BenchRun& run) {
                                                 {"bytes", r.bytes},
                                                 {"minor_faults", r.minor_faults},
                                                 {"bytes_released", r.bytes_released},
-                                                {"failed", r.failed}}}});
+                                                {"failed", r.failed},
+                                                {"attempt", r.attempt}}}});
     }
   }
   json trace;

@@ -24,6 +24,7 @@ struct ProofSample {
   size_t witness_index = 0;
   BenchClock::time_point started_at, ended_at;
   std::vector<StageRecord> stages;
+  unsigned attempts = 1;  // 2: run again after a device failure
 };
 
 struct MachineInfo {

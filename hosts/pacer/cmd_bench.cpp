@@ -124,7 +124,8 @@ void run_proofs(Prover& prover, const std::shared_ptr<ResidentKey>& key,
     try {
       ProofOutput out = futures[i].get();
       if (samples)
-        (*samples)[i] = ProofSample{out.job, i % witnesses.size(), out.started_at, out.ended_at, std::move(out.stages)};
+        (*samples)[i] = ProofSample{out.job, i % witnesses.size(), out.started_at, out.ended_at, std::move(out.stages),
+                                    out.attempts};
       ++done;
     } catch (...) {
       if (!first_error) first_error = std::current_exception();

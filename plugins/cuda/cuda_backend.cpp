@@ -83,10 +83,12 @@ class CudaBackend final : public Backend {
     if (!host_.pool) throw FailedError("cuda backend needs the host thread pool");
     lanes_.resize(opt_.devices.size() * opt_.lanes_per_device);
     for (auto& lane : lanes_) lane = std::make_unique<LaneSlot>();
+    device_lost_ = std::make_unique<std::atomic<bool>[]>(opt_.devices.size());
   }
 
   BackendInfo info() const override {
-    BackendInfo info{"cuda", {}, unsigned(lanes_.size()), {CurveId::bn254, CurveId::bls12_381}, device_bytes()};
+    BackendInfo info{"cuda", {}, unsigned(lanes_.size()), {CurveId::bn254, CurveId::bls12_381}, device_bytes(), {}};
+    for (Lane lane = 0; lane < lanes_.size(); ++lane) info.lane_devices.push_back(unsigned(device_slot(lane)));
     for (const auto& d : devices_)
       info.devices.push_back(fmt::format("cuda:{} {} (sm_{}{}, {} SMs, {} MiB); {} lanes; G2 MSM on the {}", d.index,
                                          d.name, d.cc_major, d.cc_minor, d.sms, d.total_bytes >> 20,
@@ -157,11 +159,20 @@ class CudaBackend final : public Backend {
   size_t device_slot(Lane lane) const { return lane % opt_.devices.size(); }
 
   // Runs fn on lane `lane`'s GPU state, sized for `key`, under the lane's lock. CUDA failures
-  // become FailedError: the proof fails, the process and the other lanes carry on.
+  // become FailedError: the proof fails, the process and the other lanes carry on. A failure that
+  // leaves the device unusable (cuda::DeviceLost) becomes DeviceFailedError, now and for every
+  // later call on that device: the engine then stops using its lanes and retries the proof on
+  // another device.
   template <class Fn>
   void on_lane(Lane lane, const ProvingKey& key, Fn&& fn) {
     if (lane >= lanes_.size())
       throw FailedError(fmt::format("cuda backend: lane {} of {} does not exist", lane, lanes_.size()));
+    const size_t dev_slot = device_slot(lane);
+    const int device = opt_.devices[dev_slot];
+    if (device_lost_[dev_slot])
+      throw DeviceFailedError(fmt::format("cuda backend, lane {}: GPU {} failed earlier and is out of service", lane,
+                                          device),
+                              unsigned(dev_slot));
     LaneSlot& slot = *lanes_[lane];
     std::lock_guard lock(slot.mu);
     const size_t points = std::max<size_t>(key.n_vars, key.domain_size);
@@ -175,9 +186,12 @@ class CudaBackend final : public Backend {
         slot.points = points;
       }
       fn(*slot.gpu);
+    } catch (const cuda::DeviceLost& e) {
+      device_lost_[dev_slot] = true;
+      throw DeviceFailedError(fmt::format("cuda backend, lane {}: GPU {} is unusable: {}", lane, device, e.what()),
+                              unsigned(dev_slot));
     } catch (const std::exception& e) {
-      throw FailedError(fmt::format("cuda backend, lane {} (device {}): {}", lane, opt_.devices[device_slot(lane)],
-                                    e.what()));
+      throw FailedError(fmt::format("cuda backend, lane {} (device {}): {}", lane, device, e.what()));
     }
   }
 
@@ -301,6 +315,7 @@ class CudaBackend final : public Backend {
   const Options opt_;
   const std::vector<cuda::DeviceInfo> devices_;  // one per opt_.devices entry, as found at start
   std::vector<std::unique_ptr<LaneSlot>> lanes_;
+  std::unique_ptr<std::atomic<bool>[]> device_lost_;  // per device slot: a sticky CUDA error was seen
   // Bytes of resident keys on each device (every device holds the same keys); shared with the
   // keys, which may outlive a lookup but not the plugin.
   std::shared_ptr<std::atomic<uint64_t>> key_bytes_ = std::make_shared<std::atomic<uint64_t>>(0);

@@ -46,9 +46,37 @@ unsigned env_knob(const char* name) {
 }
 }  // namespace detail
 
+DeviceLost::~DeviceLost() = default;  // the one home of its vtable and type info
+
+namespace {
+// The errors that leave the context unusable (CUDA's "sticky" errors) or mean the device is gone.
+bool device_is_lost(cudaError_t err) {
+  switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorNoDevice:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorExternalDevice: return true;
+    default: return false;
+  }
+}
+}  // namespace
+
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
-  throw std::runtime_error(std::string("pacer::cuda: ") + file + ":" + std::to_string(line) + ": " + call + " failed: " +
-                           cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+  const std::string what = std::string("pacer::cuda: ") + file + ":" + std::to_string(line) + ": " + call +
+                           " failed: " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+  if (device_is_lost(err)) throw DeviceLost(what);
+  throw std::runtime_error(what);
 }
 
 [[noreturn]] void throw_out_of_memory(size_t bytes, const char* what, int device) {

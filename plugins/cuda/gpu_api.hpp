@@ -10,14 +10,26 @@
 //  - MSM result: Jacobian X, Y, Z (Montgomery, same limb layout), x = X/Z^2, y = Y/Z^3;
 //    Z = 0 is infinity (then X = Y = one, the framework's Jacobian identity).
 // Every CUDA error or kernel failure surfaces as std::runtime_error (out of memory names the
-// allocation); invalid arguments as std::invalid_argument.
+// allocation; an error that leaves the device unusable as DeviceLost); invalid arguments as
+// std::invalid_argument.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace pacer::cuda {
+
+// A CUDA error after which the device's context is unusable: an illegal address, a launch failure,
+// an uncorrectable ECC error, a lost device. Such errors are sticky (every later call on the
+// device fails as well), so the backend stops using the device instead of failing proof after
+// proof on it.
+class DeviceLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+  ~DeviceLost() override;
+};
 
 enum class Curve { bn254, bls12_381 };
 

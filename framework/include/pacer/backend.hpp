@@ -38,6 +38,10 @@ struct BackendInfo {
   unsigned lanes = 1;
   std::vector<CurveId> curves;
   uint64_t device_bytes = 0;  // device memory held now (resident keys, lane scratch); 0 for the CPU
+  // The device each lane runs on (0, 1, ...; as many entries as lanes; empty: all on device 0).
+  // The engine hands a proof a lane of the least busy device, and when a call throws
+  // DeviceFailedError(device) it stops using every lane of that device.
+  std::vector<unsigned> lane_devices;
 };
 
 // A proving key made resident on a backend (points converted/uploaded once, reused by every

@@ -34,4 +34,13 @@ struct FailedError : Error {
   ~FailedError() override;
 };
 
+// A backend's device stopped working (a sticky CUDA error, a lost GPU): not this proof's fault.
+// The engine takes every lane of `device` (BackendInfo::lane_devices) out of service and runs the
+// proof once more on a lane of another device; a second failure, or no device left, fails it.
+struct DeviceFailedError : FailedError {
+  DeviceFailedError(const std::string& what, unsigned device) : FailedError(what), device(device) {}
+  ~DeviceFailedError() override;
+  unsigned device;
+};
+
 }  // namespace pacer

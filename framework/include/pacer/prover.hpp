@@ -9,7 +9,8 @@
 //
 // Failure: a stage that throws fails its own proof (its future holds the error, naming the proof
 // and the stage); stages of that proof not yet started are skipped, its buffers are released,
-// and every other proof carries on. A proof's tasks hold the proof's state by shared_ptr and its
+// and every other proof carries on. A backend call that throws DeviceFailedError also takes that
+// device's lanes out of service, and the proof runs once more, from load, on another device. A proof's tasks hold the proof's state by shared_ptr and its
 // future is fulfilled only after the last of them has ended, so no task outlives what it uses.
 #include <array>
 #include <chrono>
@@ -77,6 +78,7 @@ struct StageRecord {
   int worker = -1;                     // stage driver thread that ran it (0, 1, ...)
   int lane = -1;                       // backend lane, for the stages that run on one
   bool failed = false;
+  uint8_t attempt = 1;                 // 2: the proof's second run, after a device failure
   size_t thread = 0;                   // = worker (kept for older trace readers)
 };
 
@@ -86,6 +88,7 @@ struct ProofOutput {
   std::array<std::chrono::nanoseconds, kStageCount> stage_time{};  // wall time per stage, waits included
   std::vector<StageRecord> stages;  // in the order they ended
   JobId job = 0;
+  unsigned attempts = 1;  // 2: a device failed under the first attempt and the proof ran again elsewhere
   std::chrono::steady_clock::time_point submitted_at, started_at, ended_at;  // queued, in flight, done
 };
 

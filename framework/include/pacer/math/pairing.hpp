@@ -36,7 +36,7 @@ struct PairingInput {
 // w^(q^n) = w·γn,1 and γn,k = ξ^(k(q^n - 1)/6): D-type (x w², y w³) ↦ (x^(q^n) γn,2 w², y^(q^n) γn,3 w³);
 // M-type (x/w², y/w³) ↦ (x^(q^n)/γn,2 / w², y^(q^n)/γn,3 / w³). x^q on Fq2 is the conjugate.
 template <class Curve>
-Affine<typename Curve::G2> twist_frobenius(const Affine<typename Curve::G2>& q, unsigned n) {
+const std::array<std::array<typename Curve::Fq2, 2>, 3>& twist_frobenius_factors() {
   using Fq2 = typename Curve::Fq2;
   static const auto factors = [] {
     std::array<std::array<Fq2, 2>, 3> f{};
@@ -48,9 +48,30 @@ Affine<typename Curve::G2> twist_frobenius(const Affine<typename Curve::G2>& q, 
     }
     return f;
   }();
+  return factors;
+}
+
+template <class Curve>
+Affine<typename Curve::G2> twist_frobenius(const Affine<typename Curve::G2>& q, unsigned n) {
+  using Fq2 = typename Curve::Fq2;
+  const auto& factors = twist_frobenius_factors<Curve>();
   if (q.is_identity()) return q;
   const Fq2 x = n % 2 ? fp2_conjugate(q.x) : q.x, y = n % 2 ? fp2_conjugate(q.y) : q.y;
   return Affine<typename Curve::G2>::of(x * factors[n - 1][0], y * factors[n - 1][1]);
+}
+
+// The same map on Jacobian coordinates, without an inversion: with x = X/Z², y = Y/Z³ and the
+// Frobenius a field automorphism, (X:Y:Z) ↦ (X^(q^n)·f0 : Y^(q^n)·f1 : Z^(q^n)).
+template <class Curve>
+Jacobian<typename Curve::G2> twist_frobenius(const Jacobian<typename Curve::G2>& q, unsigned n) {
+  const auto& factors = twist_frobenius_factors<Curve>();
+  if (q.is_identity()) return q;
+  Jacobian<typename Curve::G2> r;
+  const bool odd = n % 2;
+  r.X = (odd ? fp2_conjugate(q.X) : q.X) * factors[n - 1][0];
+  r.Y = (odd ? fp2_conjugate(q.Y) : q.Y) * factors[n - 1][1];
+  r.Z = odd ? fp2_conjugate(q.Z) : q.Z;
+  return r;
 }
 
 namespace detail {

@@ -47,11 +47,10 @@ bool in_g2(const Affine<typename Curve::G2>& p) {
   if (p.is_identity()) return true;
   const Jacobian<G2> jp = Jacobian<G2>::from(p);
   if constexpr (Curve::Pairing::family == PairingFamily::bn) {
+    // ψ on Jacobian coordinates: no inversion (two of them cost as much as the [z]Q).
     const Jacobian<G2> zq = times_z<Curve>(jp);
-    const auto zq_affine = zq.to_affine(), zq2_affine = zq.dbl().to_affine();
-    const Jacobian<G2> lhs = zq + jp + Jacobian<G2>::from(twist_frobenius<Curve>(zq_affine, 1)) +
-                             Jacobian<G2>::from(twist_frobenius<Curve>(zq_affine, 2));
-    return lhs == Jacobian<G2>::from(twist_frobenius<Curve>(zq2_affine, 3));
+    const Jacobian<G2> lhs = zq + jp + twist_frobenius<Curve>(zq, 1) + twist_frobenius<Curve>(zq, 2);
+    return lhs == twist_frobenius<Curve>(zq.dbl(), 3);
   } else {
     return Jacobian<G2>::from(twist_frobenius<Curve>(p, 1)) == times_z<Curve>(jp);
   }
