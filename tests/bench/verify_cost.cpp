@@ -1,6 +1,7 @@
 // Verification-cost benchmark (a program, not a test): what a Groth16 verification costs (four
 // pairings through one shared Miller loop and one final exponentiation, as verify.cpp runs them)
-// and what the key-load subgroup check costs per point (subgroup.hpp), on each curve, one thread.
+// and what the key-load subgroup check costs per point (subgroup.hpp), on each curve, one thread;
+// then check_key_subgroups over a section of 2^15 points, one point at a time and in batches.
 //   pacer_bench_verify [repeats = 20]
 // Prints best-of-repeats and median per operation.
 #include <algorithm>
@@ -9,8 +10,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "pacer/key_check.hpp"
+#include "pacer/math/curves.hpp"
 #include "pacer/math/pairing.hpp"
 #include "pacer/math/subgroup.hpp"
+#include "pacer/thread_pool.hpp"
 
 using namespace pacer::math;
 
@@ -46,10 +50,36 @@ void run(const char* name, int repeats) {
   (void)sink;
 }
 
+// check_key_subgroups on one section of `count` multiples of the generator, one thread.
+template <class Curve, class Group>
+void section_check(const char* name, const Affine<Group>& generator, bool g2, size_t count) {
+  constexpr size_t stride = point_bytes<Group>();
+  std::vector<std::byte> bytes(count * stride);
+  const auto g = Jacobian<Group>::from(generator);
+  auto p = g;
+  for (size_t i = 0; i < count; ++i, p = p + g) encode_point(p.to_affine(), bytes.data() + i * stride);
+  pacer::ProvingKey key;
+  key.path = "bench";
+  key.curve = Curve::id;
+  (g2 ? key.b2 : key.a) = bytes;
+  pacer::ThreadPool pool(1);
+  for (const size_t batch : {size_t(0), pacer::KeyCheckTuning{}.batch_min_points_per_task}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pacer::check_key_subgroups(key, pool, pacer::KeyCheckTuning{batch});
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%-10s %s key section of %zu points, %-13s %9.2f us a point\n", name, g2 ? "G2" : "G1", count,
+                batch ? "in batches:" : "one by one:", us / double(count));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
   run<Bn254>("bn254", repeats);
   run<Bls12_381>("bls12_381", repeats);
+  const size_t points = size_t(1) << 15;
+  section_check<Bn254>("bn254", Bn254::g2_generator(), true, points);
+  section_check<Bls12_381>("bls12_381", Bls12_381::g1_generator(), false, points);
+  section_check<Bls12_381>("bls12_381", Bls12_381::g2_generator(), true, points);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "curve_points.hpp"
+#include "gmp_oracle.hpp"
 #include "pacer/error.hpp"
 #include "pacer/key_check.hpp"
 #include "pacer/math/curves.hpp"
@@ -16,31 +17,92 @@ using namespace pacer::math;
 
 namespace {
 
+// The cofactor h of G1 or G2 from the curve's defining parameters (independent of the code):
+// BN254 #E'(Fq2) = r·(2p - r); BLS12-381 h1 = (x - 1)²/3, h2 = (x⁸ - 4x⁷ + 5x⁶ - 4x⁴ + 6x³ - 4x² - 4x + 13)/9.
+test::Mpz cofactor(CurveId curve, bool g2) {
+  test::Mpz h;
+  if (curve == CurveId::bn254) {
+    REQUIRE(g2);
+    const test::Mpz p("21888242871839275222246405745257275088696311157297823662689037894645226208583");
+    const test::Mpz r("21888242871839275222246405745257275088548364400416034343698204186575808495617");
+    mpz_mul_ui(h.z, p.z, 2);
+    mpz_sub(h.z, h.z, r.z);
+    return h;
+  }
+  test::Mpz x;
+  mpz_set_str(x.z, "-d201000000010000", 16);
+  if (!g2) {
+    mpz_sub_ui(h.z, x.z, 1);
+    mpz_mul(h.z, h.z, h.z);
+    mpz_divexact_ui(h.z, h.z, 3);
+    return h;
+  }
+  const long coefficients[] = {13, -4, -4, 6, -4, 0, 5, -4, 1};  // of x^0 .. x^8
+  test::Mpz power, term;
+  mpz_set_ui(power.z, 1);
+  for (long c : coefficients) {
+    mpz_mul_si(term.z, power.z, c);
+    mpz_add(h.z, h.z, term.z);
+    mpz_mul(power.z, power.z, x.z);
+  }
+  mpz_divexact_ui(h.z, h.z, 9);
+  return h;
+}
+
+// A point of the curve with a component of order q (the cofactor's smallest prime) and nothing
+// else outside the subgroup: the hardest case for a random combination to catch.
+template <class Curve, class Group>
+Affine<Group> point_with_small_order_part(const Affine<Group>& member, std::mt19937_64& rng) {
+  const bool g2 = std::is_same_v<Group, typename Curve::G2>;
+  const uint64_t q = smallest_cofactor_prime(Curve::id, g2);
+  // n = r·h without its factors q: [n]R keeps only R's q-power part (the q-part of the group may
+  // be Z_q × Z_q, as on BLS12-381 G2, so dividing by q once is not enough).
+  test::Mpz n = test::to_mpz(Curve::Fr::P);
+  const test::Mpz h = cofactor(Curve::id, g2);
+  mpz_mul(n.z, n.z, h.z);
+  while (mpz_divisible_ui_p(n.z, q)) mpz_divexact_ui(n.z, n.z, q);
+  const auto scalar = test::from_mpz<16>(n);
+  for (;;) {
+    auto t = Jacobian<Group>::from(test::random_curve_point<Group, typename Curve::Fq>(rng)).mul(scalar);
+    if (t.is_identity()) continue;
+    for (int k = 0; k < 8 && !t.mul(Limbs<1>{q}).is_identity(); ++k) t = t.mul(Limbs<1>{q});
+    REQUIRE(t.mul(Limbs<1>{q}).is_identity());  // order exactly q
+    return (t + Jacobian<Group>::from(member)).to_affine();
+  }
+}
+
+enum class Bad { random_point, small_order_part };
+
 // Encoded points: `count` multiples of the generator, with one point outside the subgroup at `bad`.
 template <class Curve, class Group>
-std::vector<std::byte> section_with_bad_point(const Affine<Group>& generator, size_t count, size_t bad) {
+std::vector<std::byte> section_with_bad_point(const Affine<Group>& generator, size_t count, size_t bad,
+                                              Bad kind = Bad::random_point) {
   std::mt19937_64 rng(5);
   constexpr size_t stride = point_bytes<Group>();
   std::vector<std::byte> bytes(count * stride);
   Jacobian<Group> p = Jacobian<Group>::from(generator);
   for (size_t i = 0; i < count; ++i, p = p + Jacobian<Group>::from(generator)) {
-    const auto point = i == bad ? test::random_curve_point<Group, typename Curve::Fq>(rng) : p.to_affine();
+    auto point = p.to_affine();
+    if (i == bad)
+      point = kind == Bad::random_point ? test::random_curve_point<Group, typename Curve::Fq>(rng)
+                                        : point_with_small_order_part<Curve>(point, rng);
     encode_point(point, bytes.data() + i * stride);
   }
   return bytes;
 }
 
 template <class Curve>
-void check_refusal(std::span<const std::byte> ProvingKey::*section, const char* where, bool g2) {
+void check_refusal(std::span<const std::byte> ProvingKey::*section, const char* where, bool g2,
+                   Bad kind = Bad::random_point, KeyCheckTuning tuning = {}) {
   ThreadPool pool(2);
   ProvingKey key;
   key.path = "test.zkey";
   key.curve = Curve::id;
-  const auto bytes = g2 ? section_with_bad_point<Curve>(Curve::g2_generator(), 1500, 1234)
-                        : section_with_bad_point<Curve>(Curve::g1_generator(), 1500, 1234);
+  const auto bytes = g2 ? section_with_bad_point<Curve>(Curve::g2_generator(), 1500, 1234, kind)
+                        : section_with_bad_point<Curve>(Curve::g1_generator(), 1500, 1234, kind);
   key.*section = bytes;
   try {
-    check_key_subgroups(key, pool);
+    check_key_subgroups(key, pool, tuning);
     FAIL("accepted a point outside the subgroup");
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains(std::string("test.zkey: ") + where + ", point 1234 is not in the curve's prime-order subgroup"));
@@ -69,4 +131,46 @@ TEST_CASE("a G2 key point outside the subgroup is refused with its section and i
 TEST_CASE("a BLS12-381 G1 key point outside the subgroup is refused with its section and index", "[key_check]") {
   check_refusal<Bls12_381>(&ProvingKey::a, "section 5 (A)", false);
   check_refusal<Bls12_381>(&ProvingKey::h, "section 9 (H)", false);
+}
+
+TEST_CASE("the cofactor primes that size the batched checks are the smallest factors of the cofactors (GMP)",
+          "[key_check]") {
+  CHECK(smallest_cofactor_prime(CurveId::bn254, false) == 0);  // #E(Fq) = r
+  for (const auto& [curve, g2] : {std::pair{CurveId::bn254, true}, std::pair{CurveId::bls12_381, false},
+                                  std::pair{CurveId::bls12_381, true}}) {
+    const uint64_t q = smallest_cofactor_prime(curve, g2);
+    const test::Mpz h = cofactor(curve, g2);
+    INFO(curve_json_name(curve) << (g2 ? " G2" : " G1") << " h = " << h.str() << ", q = " << q);
+    CHECK(mpz_divisible_ui_p(h.z, q));
+    for (unsigned long d = 2; d < q; ++d) REQUIRE_FALSE(mpz_divisible_ui_p(h.z, d));
+  }
+}
+
+TEST_CASE("checked in batches, a key point outside the subgroup is refused with its section and index, even one "
+          "off by a smallest-order component",
+          "[key_check]") {
+  const KeyCheckTuning batched{256};  // 1500 points: two batches of 750
+  for (Bad kind : {Bad::random_point, Bad::small_order_part}) {
+    INFO((kind == Bad::random_point ? "a random point of the curve" : "a member plus a point of order q"));
+    check_refusal<Bn254>(&ProvingKey::b2, "section 7 (B2)", true, kind, batched);
+    check_refusal<Bls12_381>(&ProvingKey::b2, "section 7 (B2)", true, kind, batched);
+    check_refusal<Bls12_381>(&ProvingKey::a, "section 5 (A)", false, kind, batched);
+  }
+}
+
+TEST_CASE("checked in batches, sections whose points are all in the subgroup pass", "[key_check]") {
+  ThreadPool pool(2);
+  ProvingKey key;
+  key.path = "good.zkey";
+  key.curve = CurveId::bls12_381;
+  const auto g1 = section_with_bad_point<Bls12_381>(Bls12_381::g1_generator(), 3000, SIZE_MAX);
+  const auto g2 = section_with_bad_point<Bls12_381>(Bls12_381::g2_generator(), 1000, SIZE_MAX);
+  key.a = key.h = g1;
+  key.b2 = g2;
+  CHECK_NOTHROW(check_key_subgroups(key, pool, KeyCheckTuning{256}));
+  key.curve = CurveId::bn254;
+  const auto bn_g2 = section_with_bad_point<Bn254>(Bn254::g2_generator(), 2000, SIZE_MAX);
+  key.a = key.h = {};
+  key.b2 = bn_g2;
+  CHECK_NOTHROW(check_key_subgroups(key, pool, KeyCheckTuning{256}));
 }

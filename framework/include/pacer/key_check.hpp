@@ -4,16 +4,28 @@
 // that the section points are on the curve; a point on the curve but outside the prime-order
 // subgroup passes both, and then yields a proof that does not verify (or, with a key built to do
 // so, leaks through a small-order component). The checks are subgroup.hpp's endomorphism tests,
-// spread over the CPU pool.
+// on random linear combinations of the points for large sections, spread over the CPU pool.
 #include "pacer/formats/zkey.hpp"
 
 namespace pacer {
 
 class ThreadPool;
 
+struct KeyCheckTuning {
+  // Sections of at least this many points (and at least this many per pool thread used) are
+  // checked in batches: random linear combinations of their points, each one subgroup test, with
+  // a miss less likely than 2^-64 (key_check.cpp says why); a failed batch is looked up point by
+  // point. Smaller sections, or 0 here, are checked one point at a time.
+  size_t batch_min_points_per_task = size_t(1) << 12;
+};
+
 // IC and sections 5-9 (A, B1, B2, C, H): every point canonical, on its curve (the identity
 // allowed: wires a matrix never uses have it) and in its prime-order subgroup. Throws InputError
 // naming the key, the section and the point's index.
-void check_key_subgroups(const ProvingKey& key, ThreadPool& pool);
+void check_key_subgroups(const ProvingKey& key, ThreadPool& pool, const KeyCheckTuning& tuning = {});
+
+// The smallest prime factor of the cofactor of G1 or G2 (0: cofactor 1), which bounds how likely
+// one batch misses a point outside the subgroup.
+uint64_t smallest_cofactor_prime(CurveId curve, bool g2);
 
 }  // namespace pacer
