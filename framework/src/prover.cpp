@@ -572,6 +572,7 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   record.worker = t_worker;
   record.thread = size_t(t_worker);
   record.lane = on_strand(node) ? int(job->lane) : -1;  // ran on the lane (msm_g2 on the host pool does not)
+  record.device = record.lane >= 0 ? int(lane_device[job->lane]) : -1;
   bool skip;
   {
     std::lock_guard lock(job->mu);

@@ -345,6 +345,7 @@ std::string trace_json(const BenchRun& run) {
                                                 {"part", r.part},
                                                 {"worker", r.worker},
                                                 {"lane", r.lane},
+                                                {"device", r.device},
                                                 {"queued_us", micros(queued)},
                                                 {"paused_us", micros(r.paused)},
                                                 {"bytes", r.bytes},

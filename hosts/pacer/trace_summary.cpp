@@ -81,6 +81,7 @@ TraceRun read_trace(const std::string& path) {
       s.part = a.value("part", 0);
       s.worker = a.value("worker", e.at("tid").get<int>() - 1);
       s.lane = a.value("lane", -1);
+      s.device = a.value("device", s.lane >= 0 ? 0 : -1);  // traces before devices: one device
       s.start_us = e.at("ts").get<double>();
       s.dur_us = e.at("dur").get<double>();
       s.queued_us = a.value("queued_us", 0.0);
@@ -103,10 +104,14 @@ TraceRun read_trace(const std::string& path) {
 // The share of the wall time in which a stage ran on some backend lane (for the cuda backend:
 // the GPU stages, an upper bound of the GPU's busy time since a stage also waits for copies),
 // and per lane. Empty when no stage ran on a lane.
+// With several devices, the same per device (for several GPUs: is every GPU busy?).
 static std::string lane_busy(const TraceRun& run, double wall_s) {
-  std::map<int, std::vector<std::pair<double, double>>> by_lane;
+  std::map<int, std::vector<std::pair<double, double>>> by_lane, by_device;
   for (const auto& s : run.stages)
-    if (s.lane >= 0) by_lane[s.lane].emplace_back(s.start_us, s.start_us + s.dur_us);
+    if (s.lane >= 0) {
+      by_lane[s.lane].emplace_back(s.start_us, s.start_us + s.dur_us);
+      by_device[s.device].emplace_back(s.start_us, s.start_us + s.dur_us);
+    }
   if (by_lane.empty() || wall_s <= 0) return {};
   std::vector<std::pair<double, double>> all;
   for (const auto& [lane, spans] : by_lane) all.insert(all.end(), spans.begin(), spans.end());
@@ -125,7 +130,15 @@ static std::string lane_busy(const TraceRun& run, double wall_s) {
   const double wall_us = wall_s * 1e6;
   std::string line = fmt::format("lanes      a stage on a lane {:.0f}% of the wall", 100 * covered(all) / wall_us);
   for (const auto& [lane, spans] : by_lane) line += fmt::format(", lane {} {:.0f}%", lane, 100 * covered(spans) / wall_us);
-  return line + "\n";
+  line += "\n";
+  if (by_device.size() > 1) {
+    line += "devices    a stage on the device";
+    for (const auto& [device, spans] : by_device)
+      line += fmt::format("{} device {} {:.0f}%", device == by_device.begin()->first ? ":" : ",", device,
+                          100 * covered(spans) / wall_us);
+    line += "\n";
+  }
+  return line;
 }
 
 std::string format_trace_summary(const TraceRun& run, const TraceRun* alone) {
@@ -171,18 +184,23 @@ std::string format_trace_summary(const TraceRun& run, const TraceRun* alone) {
 }
 
 std::string waterfall_svg(const TraceRun& run) {
-  std::map<int, int> row_of;  // worker -> row
+  std::map<int, int> row_of;     // worker -> row
+  std::map<int, int> device_row;  // device -> row, above the workers, when there are several
   double first = 1e300, last = 0;
   for (const auto& s : run.stages) {
     row_of[s.worker] = 0;
+    if (s.device >= 0) device_row[s.device] = 0;
     first = std::min(first, s.start_us - s.queued_us);
     last = std::max(last, s.start_us + s.dur_us);
   }
+  if (device_row.size() < 2) device_row.clear();
   int r = 0;
+  for (auto& [device, row] : device_row) row = r++;
   for (auto& [worker, row] : row_of) row = r++;
+  const int rows = r;
   const double left = 90, width = 1100, row_h = 18, top = 30;
   const double span = std::max(1.0, last - first);
-  const double height = top + row_h * double(row_of.size()) + 70;
+  const double height = top + row_h * double(rows) + 70;
   auto x = [&](double us) { return left + (us - first) / span * width; };
   std::string svg;
   auto out = std::back_inserter(svg);
@@ -194,6 +212,18 @@ std::string waterfall_svg(const TraceRun& run) {
                  run.source, run.scheduler, run.allocator, run.jobs, span / 1e3);
   for (const auto& [worker, row] : row_of)
     fmt::format_to(out, "<text x=\"4\" y=\"{:.1f}\">worker {}</text>\n", top + row_h * row + 13, worker);
+  for (const auto& [device, row] : device_row)
+    fmt::format_to(out, "<text x=\"4\" y=\"{:.1f}\">device {}</text>\n", top + row_h * row + 13, device);
+  // Device rows: every stage that ran on one of the device's lanes, overlaid (busy where covered).
+  for (const auto& s : run.stages) {
+    const auto row = device_row.find(s.device);
+    if (row == device_row.end()) continue;
+    fmt::format_to(out, "<rect class=\"device\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" "
+                   "fill=\"{}\" opacity=\"0.5\"><title>device {} lane {}: proof {} {}</title></rect>\n",
+                   x(s.start_us), top + row_h * row->second + 1,
+                   std::max(0.5, x(s.start_us + s.dur_us) - x(s.start_us)), row_h - 4, colour_of(s.name), s.device,
+                   s.lane, s.job, s.name);
+  }
   for (const auto& s : run.stages) {
     const double y = top + row_h * row_of[s.worker];
     if (s.queued_us > 0)  // the admission wait, before the stage, in the lower half of its row
@@ -212,7 +242,7 @@ std::string waterfall_svg(const TraceRun& run) {
                      "fill=\"#000\"/>\n",
                      x(s.start_us), y + row_h - 6, std::max(0.5, x(s.start_us + s.paused_us) - x(s.start_us)));
   }
-  const double axis = top + row_h * double(row_of.size()) + 12;
+  const double axis = top + row_h * double(rows) + 12;
   fmt::format_to(out, "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#000\"/>\n", left, axis,
                  left + width, axis);
   for (int i = 0; i <= 10; ++i)

@@ -10,7 +10,7 @@ namespace pacer::host {
 struct TraceStage {
   std::string name;  // stage name
   uint64_t job = 0;
-  int part = 0, worker = 0, lane = -1;
+  int part = 0, worker = 0, lane = -1, device = -1;
   double start_us = 0, dur_us = 0, queued_us = 0, paused_us = 0;
   uint64_t bytes = 0, minor_faults = 0, bytes_released = 0;
   bool failed = false;
@@ -29,7 +29,8 @@ TraceRun read_trace(const std::string& path);
 // The report printed by `pacer report`; `alone` (may be null): the stage times alone.
 std::string format_trace_summary(const TraceRun& run, const TraceRun* alone);
 // SVG: a row per stage driver, a colour per stage, admission waits as grey bars before the stage
-// on its row (lower half), pauses inside a stage as a dark band; a legend and a time axis.
+// on its row (lower half), pauses inside a stage as a dark band; a legend and a time axis. With
+// several backend devices, a row per device on top holds the stages that ran on its lanes.
 std::string waterfall_svg(const TraceRun& run);
 
 }  // namespace pacer::host

@@ -6,9 +6,14 @@
 # result is caught by `[host] verify_proofs`; without it the wrong proof would go out (checked).
 # A hugetlb pool found empty during the run fails one proof with on_empty = "error"; with "thp" or
 # "plain" every proof is written and valid, and the fallback is logged.
+# A backend device lost under a proof (two pretend devices) takes its lanes out and the proof runs
+# again on the other: every proof written and valid, and `pacer bench` counts the retry and
+# `pacer report` shows both devices; with one device lost and none left, the proofs after it fail
+# with "no backend lane left".
 #   usage: fault_injection.sh <path to pacer> <source dir> [case ...]
 #   cases: allocator backend_throw_compute_h backend_throw_msm_g1 backend_throw_msm_g2 wrong_msm_g1 wrong_msm_g2
 #          wrong_msm_unchecked scheduler hugetlb_empty hugetlb_fallback_thp hugetlb_fallback_plain
+#          device_lost every_device_lost
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer; need_config
 TEST_PLUGINS="$(dirname "$(dirname "$PACER")")/lib/pacer-test-plugins"
@@ -29,6 +34,7 @@ src, out, section, plugin, params, verify, plugins = sys.argv[1:8]
 text = open(src).read()
 text = text.replace("plugin_dirs = []", f'plugin_dirs = ["{plugins}"]')
 text = text.replace("verify_proofs = false", f"verify_proofs = {verify}")
+text = text.replace("threads = 0", "threads = 2")  # the pretend devices need two cpu lanes
 text = re.sub(rf'(\[{section}\]\n(?:#.*\n)*)plugin = "[a-z_]+"\n((?:#.*\n)*)params = \{{\}}',
               lambda m: f'{m.group(1)}plugin = "{plugin}"\n{m.group(2)}params = {{ {params} }}', text)
 open(out, "w").write(text)
@@ -77,7 +83,8 @@ all_written() {
 free_1g=$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/null || echo 0)
 
 mapfile -t todo < <(cases_or allocator backend_throw_compute_h backend_throw_msm_g1 backend_throw_msm_g2 wrong_msm_g1 \
-                             wrong_msm_g2 wrong_msm_unchecked scheduler hugetlb_empty hugetlb_fallback_thp hugetlb_fallback_plain)
+                             wrong_msm_g2 wrong_msm_unchecked scheduler hugetlb_empty hugetlb_fallback_thp hugetlb_fallback_plain \
+                             device_lost every_device_lost)
 for c in "${todo[@]}"; do
   mkdir -p "$WORK/$c"; cfg="$WORK/$c/config.toml"
   case "$c" in
@@ -109,6 +116,35 @@ for c in "${todo[@]}"; do
         --public "$out/public-1.json" || vrc=$?
       if [ $rc -eq 0 ] && [ $vrc -eq 1 ]; then pass "$c: without verify_proofs the wrong proof is written (pacer verify rejects it)"
       else fail "$c: prove exit $rc (want 0), verify of proof-1 exit $vrc (want 1)"; show_output "$out"; fi ;;
+    device_lost)  # the 2nd proof's device goes; it runs again on the other device
+      config "$cfg" backend faulty 'fault = "device_lost", stage = "msm_g1", call = 2, devices = 2'
+      all_written "$c" "$cfg" "running proof 2 again on another device"
+      out="$WORK/$c/bench"; rc=0
+      run_pacer "$out" bench --config "$cfg" --zkey "$FX/circuit.zkey" --witness "$FX/witness.wtns" --proofs 4 \
+        --jobs 2 --warmup 0 --json "$out/s.json" --trace "$out/t.json" || rc=$?
+      run_pacer "$out/r" report "$out/t.json" --svg "$out/w.svg" || rc=$((rc + 10))
+      retried=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["retried_proofs"])' "$out/s.json" 2>/dev/null)
+      if [ $rc -eq 0 ] && [ "$retried" = 1 ] && grep -q "retried" "$out/stdout" && \
+         grep -q "a stage on the device: device 0 .*, device 1 " "$out/r/stdout" && grep -q ">device 1</text>" "$out/w.svg"; then
+        pass "$c: bench: 4 proofs, $retried retried; report: $(grep -o 'a stage on the device.*' "$out/r/stdout")"
+      else
+        fail "$c: bench/report exit $rc (want 0), retried_proofs $retried (want 1), a retried line, a devices line and device rows"
+        show_output "$out"; show_output "$out/r"
+      fi ;;
+    every_device_lost)  # one device, lost under the 2nd proof: it fails, and the 3rd finds no lane
+      config "$cfg" backend faulty 'fault = "device_lost", stage = "msm_g1", call = 2, devices = 1'
+      out="$WORK/$c"; rc=0; valid=0
+      run_pacer "$out" prove --config "$cfg" --zkey "$FX/circuit.zkey" --witness "$FX/witness.wtns" \
+        --witness "$FX/witness.wtns" --witness "$FX/witness.wtns" --proof "$out/proof.json" --public "$out/public.json" || rc=$?
+      run_pacer "$out/verify" verify --vkey "$FX/verification_key.json" --proof "$out/proof-0.json" \
+        --public "$out/public-0.json" && valid=1
+      if [ $rc -eq 1 ] && [ $valid -eq 1 ] && [ ! -e "$out/proof-1.json" ] && [ ! -e "$out/proof-2.json" ] && \
+         grep -q "injected loss of device 0" "$out/stderr" && grep -q "no backend lane left" "$out/stderr"; then
+        pass "$c: proof 0 written and valid, proofs 1 and 2 failed: $(grep -o 'no backend lane left[^(]*' "$out/stderr" | head -1)"
+      else
+        fail "$c: exit $rc (want 1), proof-0 valid $valid (want 1), proofs 1 and 2 not written, errors naming the loss and 'no backend lane left'"
+        show_output "$out"; ls "$out"
+      fi ;;
     scheduler)
       config "$cfg" scheduler throwing 'stage = "assemble", at = 2'
       second_fails "$c" "$cfg" "injected fault at admission 2 of assemble" ;;

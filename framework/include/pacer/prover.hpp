@@ -77,6 +77,7 @@ struct StageRecord {
   uint64_t bytes_released = 0;         // release: bytes handed back to the allocators
   int worker = -1;                     // stage driver thread that ran it (0, 1, ...)
   int lane = -1;                       // backend lane, for the stages that run on one
+  int device = -1;                     // the lane's device (BackendInfo::lane_devices)
   bool failed = false;
   uint8_t attempt = 1;                 // 2: the proof's second run, after a device failure
   size_t thread = 0;                   // = worker (kept for older trace readers)
