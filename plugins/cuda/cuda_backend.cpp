@@ -38,6 +38,7 @@ struct Options {
   bool g2_on_gpu = false;          // g2 = "gpu" | "cpu"
   uint64_t vram_limit_bytes = 0;   // per device; 0 = what the device has free at start, less 1 GiB
   CpuKernels cpu_kernels;          // for the G2 MSM on the CPU and the key-point checks
+  cuda::KernelConfig kernels;      // GPU kernel tuning; all 0 = automatic
 };
 
 // A key resident on every device the backend uses (G1 bases, and B2 with g2 = "gpu"), and B2 on
@@ -92,7 +93,8 @@ class CudaBackend final : public Backend {
     for (const auto& d : devices_)
       info.devices.push_back(fmt::format("cuda:{} {} (sm_{}{}, {} SMs, {} MiB); {} lanes; G2 MSM on the {}", d.index,
                                          d.name, d.cc_major, d.cc_minor, d.sms, d.total_bytes >> 20,
-                                         opt_.lanes_per_device, opt_.g2_on_gpu ? "GPU" : "CPU"));
+                                         opt_.lanes_per_device, opt_.g2_on_gpu ? "GPU" : "CPU") +
+                                 kernels_note());
     return info;
   }
 
@@ -158,6 +160,14 @@ class CudaBackend final : public Backend {
 
   size_t device_slot(Lane lane) const { return lane % opt_.devices.size(); }
 
+  // Tuned kernels belong in every report; nothing when all are automatic.
+  std::string kernels_note() const {
+    const cuda::KernelConfig& k = opt_.kernels;
+    if (!k.msm_window_bits && !k.msm_chunk && !k.ntt_pass_bits && !k.ntt_log_cols) return {};
+    return fmt::format("; kernels: msm_window_bits {}, msm_chunk {}, ntt_pass_bits {}, ntt_log_cols {} (0 = automatic)",
+                       k.msm_window_bits, k.msm_chunk, k.ntt_pass_bits, k.ntt_log_cols);
+  }
+
   // Runs fn on lane `lane`'s GPU state, sized for `key`, under the lane's lock. CUDA failures
   // become FailedError: the proof fails, the process and the other lanes carry on. A failure that
   // leaves the device unusable (cuda::DeviceLost) becomes DeviceFailedError, now and for every
@@ -180,7 +190,7 @@ class CudaBackend final : public Backend {
       if (!slot.gpu || slot.curve != key.curve || slot.domain < key.domain_size || slot.points < points) {
         slot.gpu.reset();  // free the old scratch before asking for more
         slot.gpu = std::make_unique<cuda::Lane>(opt_.devices[device_slot(lane)], gpu_curve(key.curve),
-                                                key.domain_size, points);
+                                                key.domain_size, points, opt_.kernels);
         slot.curve = key.curve;
         slot.domain = key.domain_size;
         slot.points = points;
@@ -350,6 +360,20 @@ Options options_from(const Params& params, const std::vector<cuda::DeviceInfo>& 
   if (limit_mb < 0) throw InputError(fmt::format("{} vram_limit_mb must be 0 (all free memory) or more, got {}", where, limit_mb));
   o.vram_limit_bytes = uint64_t(limit_mb) << 20;
   o.cpu_kernels = CpuKernels::detect();
+  auto knob = [&](const char* key) {
+    const int64_t v = params.get_int(key, 0);
+    if (v < 0 || v > 1 << 20) throw InputError(fmt::format("{} {} must be 0 (automatic) or a small count, got {}", where, key, v));
+    return unsigned(v);
+  };
+  o.kernels.msm_window_bits = knob("msm_window_bits");
+  o.kernels.msm_chunk = knob("msm_chunk");
+  o.kernels.ntt_pass_bits = knob("ntt_pass_bits");
+  o.kernels.ntt_log_cols = knob("ntt_log_cols");
+  try {
+    cuda::check_kernel_config(o.kernels);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("{} {}", where, e.what()));
+  }
   return o;
 }
 

@@ -29,22 +29,27 @@ uint32_t log2_exact(size_t n, const char* what) {
   return L;
 }
 
-std::unique_ptr<detail::NttOps> make_ntt(Curve c, int device) {
-  return c == Curve::bn254 ? detail::make_ntt_ops_bn254(device) : detail::make_ntt_ops_bls12_381(device);
+std::unique_ptr<detail::NttOps> make_ntt(Curve c, int device, const KernelConfig& k) {
+  return c == Curve::bn254 ? detail::make_ntt_ops_bn254(device, k) : detail::make_ntt_ops_bls12_381(device, k);
 }
 
-std::unique_ptr<detail::MsmOps> make_msm(Curve c, bool g2, int device) {
-  if (c == Curve::bn254) return g2 ? detail::make_msm_ops_bn254_g2(device) : detail::make_msm_ops_bn254_g1(device);
-  return g2 ? detail::make_msm_ops_bls12_381_g2(device) : detail::make_msm_ops_bls12_381_g1(device);
+std::unique_ptr<detail::MsmOps> make_msm(Curve c, bool g2, int device, const KernelConfig& k) {
+  if (c == Curve::bn254) return g2 ? detail::make_msm_ops_bn254_g2(device, k) : detail::make_msm_ops_bn254_g1(device, k);
+  return g2 ? detail::make_msm_ops_bls12_381_g2(device, k) : detail::make_msm_ops_bls12_381_g1(device, k);
 }
 }  // namespace
 
-namespace detail {
-unsigned env_knob(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? unsigned(std::strtoul(v, nullptr, 10)) : 0u;
+void check_kernel_config(const KernelConfig& k) {
+  auto in = [](const char* name, unsigned v, unsigned lo, unsigned hi) {
+    if (v != 0 && (v < lo || v > hi))
+      throw std::invalid_argument(std::string(name) + " must be 0 (automatic) or " + std::to_string(lo) + ".." +
+                                  std::to_string(hi) + ", got " + std::to_string(v));
+  };
+  in("msm_window_bits", k.msm_window_bits, 4, 22);
+  in("msm_chunk", k.msm_chunk, 2, 4096);
+  in("ntt_pass_bits", k.ntt_pass_bits, 1, 12);
+  in("ntt_log_cols", k.ntt_log_cols, 1, 5);
 }
-}  // namespace detail
 
 DeviceLost::~DeviceLost() = default;  // the one home of its vtable and type info
 
@@ -177,16 +182,18 @@ struct Lane::Impl {
   DeviceBuffer abc;  // a, b, c of compute_h
   MsmTiming msm_timing;
   HTiming h_timing;
+  KernelConfig kernels;
 
-  Impl(int d, Curve c, size_t dom) : device(d), curve(c), max_domain(dom) {}
+  Impl(int d, Curve c, size_t dom, const KernelConfig& k) : device(d), curve(c), max_domain(dom), kernels(k) {}
 };
 
-Lane::Lane(int device, Curve curve, size_t max_domain, size_t max_points) {
+Lane::Lane(int device, Curve curve, size_t max_domain, size_t max_points, const KernelConfig& kernels) {
+  check_kernel_config(kernels);
   DeviceScope scope(device);
-  impl_ = std::make_unique<Impl>(device, curve, max_domain);
+  impl_ = std::make_unique<Impl>(device, curve, max_domain, kernels);
   auto& m = *impl_;
-  m.ntt = make_ntt(curve, device);
-  m.msm_g1 = make_msm(curve, false, device);
+  m.ntt = make_ntt(curve, device, kernels);
+  m.msm_g1 = make_msm(curve, false, device, kernels);
   if (max_domain) {
     m.ntt->prepare(log2_exact(max_domain, "max_domain"), m.stream);
     m.abc.allocate(3 * max_domain * 32, "compute_h a/b/c", device);
@@ -216,7 +223,7 @@ void Lane::msm(const ResidentPoints& points, const uint64_t* scalars, size_t cou
   if (count > points.count()) throw std::invalid_argument("pacer::cuda: more MSM scalars than points");
   DeviceScope scope(m.device);
   auto& ops = points.g2() ? m.msm_g2 : m.msm_g1;
-  if (!ops) ops = make_msm(m.curve, points.g2(), m.device);
+  if (!ops) ops = make_msm(m.curve, points.g2(), m.device, m.kernels);
   ops->reserve(m.scratch, count);
   m.start.record(m.stream);
   if (count) CUDA_CHECK(cudaMemcpyAsync(m.scratch.scalars.get(), scalars, count * 32, cudaMemcpyHostToDevice, m.stream));
@@ -315,7 +322,7 @@ double field_mul_rate(int device, Curve curve, Field field) {
 void ntt(int device, Curve curve, uint64_t* data, size_t n, bool inverse) {
   const uint32_t L = log2_exact(n, "NTT size");
   DeviceScope scope(device);
-  auto ops = make_ntt(curve, device);
+  auto ops = make_ntt(curve, device, KernelConfig{});
   Stream s;
   ops->prepare(L, s);
   DeviceBuffer d(n * 32, "NTT test", device), tmp(n * 32, "NTT test", device);
@@ -354,10 +361,11 @@ Bench time_reps(int reps, Stream& s, Fn&& fn) {
 }
 }  // namespace
 
-Bench bench_ntt(int device, Curve curve, size_t n, int reps, bool natural_order) {
+Bench bench_ntt(int device, Curve curve, size_t n, int reps, bool natural_order, const KernelConfig& kernels) {
+  check_kernel_config(kernels);
   const uint32_t L = log2_exact(n, "NTT size");
   DeviceScope scope(device);
-  auto ops = make_ntt(curve, device);
+  auto ops = make_ntt(curve, device, kernels);
   Stream s;
   ops->prepare(L, s);
   DeviceBuffer d(n * 32, "NTT benchmark", device), tmp(natural_order ? n * 32 : 0, "NTT benchmark", device);
@@ -368,10 +376,11 @@ Bench bench_ntt(int device, Curve curve, size_t n, int reps, bool natural_order)
   });
 }
 
-Bench bench_compute_h_device(int device, Curve curve, size_t n, int reps) {
+Bench bench_compute_h_device(int device, Curve curve, size_t n, int reps, const KernelConfig& kernels) {
+  check_kernel_config(kernels);
   const uint32_t L = log2_exact(n, "compute_h size");
   DeviceScope scope(device);
-  auto ops = make_ntt(curve, device);
+  auto ops = make_ntt(curve, device, kernels);
   Stream s;
   ops->prepare(L, s);
   DeviceBuffer d(3 * n * 32, "compute_h benchmark", device);

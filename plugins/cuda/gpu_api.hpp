@@ -45,6 +45,18 @@ struct DeviceInfo {
 std::vector<DeviceInfo> list_devices();
 std::string last_error();
 
+// Kernel tuning of one lane ([backend.params] of the cuda backend). 0 everywhere = automatic, the
+// measured defaults; the others exist to measure alternatives (plugins/cuda/selftest/device_tune.sh)
+// without a rebuild, per lane, never as a process-wide switch.
+struct KernelConfig {
+  unsigned msm_window_bits = 0;  // Pippenger window c: 4..22
+  unsigned msm_chunk = 0;        // sorted digit entries per thread in the first bucket pass: 2..4096
+  unsigned ntt_pass_bits = 0;    // NTT stages per shared-memory pass: 1..12
+  unsigned ntt_log_cols = 0;     // 1 + log2 of the tiles per block: 1..5
+};
+// Throws std::invalid_argument naming the field of a value outside its range.
+void check_kernel_config(const KernelConfig& config);
+
 size_t affine_bytes(Curve curve, bool g2);    // one input point
 size_t jacobian_bytes(Curve curve, bool g2);  // the MSM result
 
@@ -95,7 +107,7 @@ class Lane {
  public:
   // Preallocates scratch for compute_h up to max_domain (power of two, or 0) and for G1 MSMs of
   // up to max_points; a G2 MSM grows its scratch on first use. Throws on out of memory.
-  Lane(int device, Curve curve, size_t max_domain, size_t max_points);
+  Lane(int device, Curve curve, size_t max_domain, size_t max_points, const KernelConfig& kernels = {});
   ~Lane();
   Lane(const Lane&) = delete;
   Lane& operator=(const Lane&) = delete;
@@ -134,9 +146,9 @@ struct Bench {
 };
 // Device-only times over resident random data (reps after one warm-up):
 // the forward transform alone (natural -> bit-reversed), optionally with the bit-reversal copy;
-Bench bench_ntt(int device, Curve curve, size_t n, int reps, bool natural_order);
+Bench bench_ntt(int device, Curve curve, size_t n, int reps, bool natural_order, const KernelConfig& kernels = {});
 // the device part of compute_h (three coset evaluations and the product), no transfers.
-Bench bench_compute_h_device(int device, Curve curve, size_t n, int reps);
+Bench bench_compute_h_device(int device, Curve curve, size_t n, int reps, const KernelConfig& kernels = {});
 // Page-locked host memory for the benchmarks' transfers.
 void* alloc_pinned(size_t bytes);
 void free_pinned(void* p);

@@ -28,8 +28,8 @@ class NttOps {
   virtual void dif(void* x, uint32_t L, bool inverse, cudaStream_t s) = 0;
 };
 
-std::unique_ptr<NttOps> make_ntt_ops_bn254(int device);
-std::unique_ptr<NttOps> make_ntt_ops_bls12_381(int device);
+std::unique_ptr<NttOps> make_ntt_ops_bn254(int device, const KernelConfig& kernels);
+std::unique_ptr<NttOps> make_ntt_ops_bls12_381(int device, const KernelConfig& kernels);
 
 // Scratch of one lane's MSMs; grown on demand, kept between calls.
 struct MsmScratch {
@@ -49,11 +49,6 @@ struct MsmStats {
   float digits_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0, finish_ms = 0;
 };
 
-// Experiment knobs read once from the environment (0 or unset = automatic): PACER_CUDA_MSM_C
-// (window bits), PACER_CUDA_MSM_CHUNK (sorted entries per thread), PACER_CUDA_NTT_PASS_BITS
-// (stages per tile pass, <= 12), PACER_CUDA_NTT_LOG_COLS (1 + log2 tiles per block).
-unsigned env_knob(const char* name);
-
 class MsmOps {
  public:
   virtual ~MsmOps() = default;
@@ -64,10 +59,10 @@ class MsmOps {
   virtual void run(const void* points, size_t n, MsmScratch& scratch, cudaStream_t s, void* out, MsmStats* stats) = 0;
 };
 
-std::unique_ptr<MsmOps> make_msm_ops_bn254_g1(int device);
-std::unique_ptr<MsmOps> make_msm_ops_bn254_g2(int device);
-std::unique_ptr<MsmOps> make_msm_ops_bls12_381_g1(int device);
-std::unique_ptr<MsmOps> make_msm_ops_bls12_381_g2(int device);
+std::unique_ptr<MsmOps> make_msm_ops_bn254_g1(int device, const KernelConfig& kernels);
+std::unique_ptr<MsmOps> make_msm_ops_bn254_g2(int device, const KernelConfig& kernels);
+std::unique_ptr<MsmOps> make_msm_ops_bls12_381_g1(int device, const KernelConfig& kernels);
+std::unique_ptr<MsmOps> make_msm_ops_bls12_381_g2(int device, const KernelConfig& kernels);
 
 // Field tests and benchmarks (testing namespace of gpu_api.hpp), one instance per field.
 class FieldOps {

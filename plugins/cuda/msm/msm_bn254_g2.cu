@@ -2,7 +2,7 @@
 #include "msm/pippenger.cuh"
 
 namespace pacer::cuda::detail {
-std::unique_ptr<MsmOps> make_msm_ops_bn254_g2(int device) {
-  return std::make_unique<msm::MsmOpsImpl<ec::Bn254G2>>(device);
+std::unique_ptr<MsmOps> make_msm_ops_bn254_g2(int device, const KernelConfig& kernels) {
+  return std::make_unique<msm::MsmOpsImpl<ec::Bn254G2>>(device, kernels);
 }
 }  // namespace pacer::cuda::detail

@@ -112,7 +112,7 @@ class MsmOpsImpl final : public detail::MsmOps {
   using P = ec::xyzz_t<F>;
   using A = ec::affine_t<F>;
 
-  explicit MsmOpsImpl(int device) : device_(device) {}
+  MsmOpsImpl(int device, const KernelConfig& kernels) : device_(device), kernels_(kernels) {}
 
   void reserve(detail::MsmScratch& sc, size_t n) override { reserve(sc, n, plan(n)); }
 
@@ -129,9 +129,8 @@ class MsmOpsImpl final : public detail::MsmOps {
   }
 
  private:
-  static uint32_t first_chunk(size_t entries) {
-    static const unsigned env = detail::env_knob("PACER_CUDA_MSM_CHUNK");
-    if (env >= 2 && env <= 4096) return env;
+  uint32_t first_chunk(size_t entries) const {
+    if (kernels_.msm_chunk) return kernels_.msm_chunk;
     uint32_t chunk = 64;  // long chunks: fewer partials; short ones when the MSM is small
     while (chunk > 8 && entries / chunk < 132 * 512) chunk /= 2;
     return chunk;
@@ -176,10 +175,7 @@ class MsmOpsImpl final : public detail::MsmOps {
     CUDA_CHECK(cudaMemcpyAsync(sc.host_total.get(), sc.offsets.get<uint32_t>() + chunks, 4, cudaMemcpyDeviceToHost, s));
   }
 
-  static WindowPlan plan(size_t n) {
-    static const unsigned c_env = detail::env_knob("PACER_CUDA_MSM_C");
-    return plan_windows(n, Group::scalar_bits, c_env >= 4 && c_env <= 22 ? c_env : 0);
-  }
+  WindowPlan plan(size_t n) const { return plan_windows(n, Group::scalar_bits, kernels_.msm_window_bits); }
 
   P run_device(const A* points, size_t n, detail::MsmScratch& sc, cudaStream_t s, detail::MsmStats* stats) {
     const WindowPlan wp = plan(n);
@@ -289,6 +285,7 @@ class MsmOpsImpl final : public detail::MsmOps {
   }
 
   int device_;
+  const KernelConfig kernels_;
 };
 
 }  // namespace pacer::cuda::msm

@@ -125,13 +125,11 @@ size_t pass_smem_bytes(uint32_t K, uint32_t log_cols) {
 // Runs all passes of one transform in place. inverse: ω^-1 (no 1/n: the caller folds it in).
 template <class F>
 void run_transform(F* data, uint32_t L, bool dit, bool inverse, const F* roots, uint32_t log_t, const F* coset,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, const KernelConfig& kernels) {
   if (L == 0) return;
-  // Experiment knobs (detail::env_knob): stages per pass up to 12, log2 tiles per block (+1).
-  static const uint32_t pass_bits = std::min(detail::env_knob("PACER_CUDA_NTT_PASS_BITS"), 12u);
-  static const uint32_t env_cols = std::min(detail::env_knob("PACER_CUDA_NTT_LOG_COLS"), 5u);
-  const uint32_t log_cols_max = env_cols ? env_cols - 1 : kLogCols;
-  const Plan plan = make_plan(L, dit, pass_bits ? pass_bits : kMaxPassBits);
+  // Tuning (KernelConfig, checked by check_kernel_config): stages per pass, 1 + log2 tiles per block.
+  const uint32_t log_cols_max = kernels.ntt_log_cols ? kernels.ntt_log_cols - 1 : kLogCols;
+  const Plan plan = make_plan(L, dit, kernels.ntt_pass_bits ? kernels.ntt_pass_bits : kMaxPassBits);
   for (uint32_t i = 0; i < plan.count; ++i) {
     PassArgs<F> a;
     a.roots = roots;

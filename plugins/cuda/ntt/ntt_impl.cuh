@@ -30,7 +30,7 @@ struct SharedTables {
 template <class F>
 class NttOpsImpl final : public detail::NttOps {
  public:
-  explicit NttOpsImpl(int device) : device_(device) {}
+  NttOpsImpl(int device, const KernelConfig& kernels) : device_(device), kernels_(kernels) {}
 
   void prepare(uint32_t L, cudaStream_t s) override {
     if (L > two_adicity<F>()) throw std::invalid_argument("pacer::cuda: NTT domain exceeds the field's 2-adicity");
@@ -58,8 +58,8 @@ class NttOpsImpl final : public detail::NttOps {
 
   void coset_eval(void* x, uint32_t L, cudaStream_t s) override {
     F* d = static_cast<F*>(x);
-    run_transform<F>(d, L, /*dit=*/false, /*inverse=*/true, roots().buf.template get<F>(), roots().log_t, nullptr, s);
-    run_transform<F>(d, L, /*dit=*/true, /*inverse=*/false, roots().buf.template get<F>(), roots().log_t, coset(L), s);
+    run_transform<F>(d, L, /*dit=*/false, /*inverse=*/true, roots().buf.template get<F>(), roots().log_t, nullptr, s, kernels_);
+    run_transform<F>(d, L, /*dit=*/true, /*inverse=*/false, roots().buf.template get<F>(), roots().log_t, coset(L), s, kernels_);
   }
 
   void h(void* a, const void* b, const void* c, size_t n, cudaStream_t s) override {
@@ -75,7 +75,7 @@ class NttOpsImpl final : public detail::NttOps {
   void ntt_natural(void* x, void* tmp, uint32_t L, bool inverse, cudaStream_t s) override {
     F* d = static_cast<F*>(x);
     const size_t n = size_t(1) << L;
-    run_transform<F>(d, L, false, inverse, roots().buf.template get<F>(), roots().log_t, nullptr, s);
+    run_transform<F>(d, L, false, inverse, roots().buf.template get<F>(), roots().log_t, nullptr, s, kernels_);
     bit_reverse_kernel<F><<<grid_for(n), 256, 0, s>>>(static_cast<F*>(tmp), d, L);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpyAsync(d, tmp, n * sizeof(F), cudaMemcpyDeviceToDevice, s));
@@ -86,7 +86,7 @@ class NttOpsImpl final : public detail::NttOps {
   }
 
   void dif(void* x, uint32_t L, bool inverse, cudaStream_t s) override {
-    run_transform<F>(static_cast<F*>(x), L, false, inverse, roots().buf.template get<F>(), roots().log_t, nullptr, s);
+    run_transform<F>(static_cast<F*>(x), L, false, inverse, roots().buf.template get<F>(), roots().log_t, nullptr, s, kernels_);
   }
 
  private:
@@ -101,6 +101,7 @@ class NttOpsImpl final : public detail::NttOps {
   }
 
   int device_;
+  const KernelConfig kernels_;
   std::shared_ptr<typename SharedTables<F>::Roots> roots_;
   std::map<uint32_t, std::shared_ptr<DeviceBuffer>> cosets_;
 };

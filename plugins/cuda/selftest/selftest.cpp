@@ -1,7 +1,8 @@
 // pacer_cuda_selftest: correctness of the CUDA kernels against the framework's CPU math, then
 // benchmarks. Exit 0 when everything passed (or no device: the host checks still run), 1 on a
 // failed check. Options: --quick (no benchmarks), --no-host, --seed N, --max-log K (largest
-// benchmark size 2^K, default 24).
+// benchmark size 2^K, default 24); --msm-window-bits, --msm-chunk, --ntt-pass-bits, --ntt-log-cols N
+// tune the benchmarks' kernels (cuda::KernelConfig; the correctness checks use the defaults).
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
@@ -19,6 +20,7 @@ struct Options {
   uint64_t seed = 20261117;
   unsigned max_log = 24;
   std::vector<std::string> only;  // phases to run (empty: all)
+  cu::KernelConfig kernels;       // for the benchmarks' lanes and NTTs
   bool wants(const std::string& phase) const {
     return only.empty() || std::find(only.begin(), only.end(), phase) != only.end();
   }
@@ -325,7 +327,7 @@ void bench_msm(int dev, Rng& rng, pacer::ThreadPool& pool, Report& report, const
   std::vector<Fr256> s(max_n);
   for (auto& k : s) k = random_below<4>(rng, Curve::Fr::P);
   std::copy(s.begin(), s.end(), pinned);
-  cu::Lane lane(dev, cu_curve<Curve>(), 0, max_n);
+  cu::Lane lane(dev, cu_curve<Curve>(), 0, max_n, g_opt.kernels);
   for (unsigned lg : logs) {
     const size_t n = size_t(1) << lg;
     std::vector<double> total, upload, compute, digits, sort, acc, red, fin;
@@ -388,18 +390,18 @@ void bench_ntt(int dev, const std::vector<unsigned>& logs, int reps) {
   const std::string name = curve_name<Curve>();
   for (unsigned lg : logs) {
     const size_t n = size_t(1) << lg;
-    auto b = cu::testing::bench_ntt(dev, cc, n, reps, false);
+    auto b = cu::testing::bench_ntt(dev, cc, n, reps, false, g_opt.kernels);
     summarize(name + " NTT 2^" + std::to_string(lg) + " (DIF, bit-rev out)", b, reps);
-    b = cu::testing::bench_ntt(dev, cc, n, reps, true);
+    b = cu::testing::bench_ntt(dev, cc, n, reps, true, g_opt.kernels);
     summarize(name + " NTT 2^" + std::to_string(lg) + " natural order", b, reps);
-    b = cu::testing::bench_compute_h_device(dev, cc, n, reps);
+    b = cu::testing::bench_compute_h_device(dev, cc, n, reps, g_opt.kernels);
     summarize(name + " compute_h 2^" + std::to_string(lg) + " on device", b, reps);
     // Full compute_h through a lane, pinned host buffers, c = a∘b formed on the device.
     auto* a = static_cast<Fr*>(cu::testing::alloc_pinned(2 * n * sizeof(Fr)));
     Fr* bb = a + n;
     Rng rng(lg);
     for (size_t i = 0; i < 2 * n; ++i) a[i] = random_field<Fr>(rng);
-    cu::Lane lane(dev, cc, n, 0);
+    cu::Lane lane(dev, cc, n, 0, g_opt.kernels);
     std::vector<double> total, up;
     for (int r = 0; r <= reps; ++r) {
       lane.compute_h(reinterpret_cast<uint64_t*>(a), reinterpret_cast<const uint64_t*>(bb), nullptr, n);
@@ -426,6 +428,10 @@ int main(int argc, char** argv) {
     else if (a == "--small") opt.small = true;
     else if (a == "--seed" && i + 1 < argc) opt.seed = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--max-log" && i + 1 < argc) opt.max_log = unsigned(std::atoi(argv[++i]));
+    else if (a == "--msm-window-bits" && i + 1 < argc) opt.kernels.msm_window_bits = unsigned(std::atoi(argv[++i]));
+    else if (a == "--msm-chunk" && i + 1 < argc) opt.kernels.msm_chunk = unsigned(std::atoi(argv[++i]));
+    else if (a == "--ntt-pass-bits" && i + 1 < argc) opt.kernels.ntt_pass_bits = unsigned(std::atoi(argv[++i]));
+    else if (a == "--ntt-log-cols" && i + 1 < argc) opt.kernels.ntt_log_cols = unsigned(std::atoi(argv[++i]));
     else if (a == "--only" && i + 1 < argc) {
       std::string list = argv[++i];
       for (size_t p = 0; p <= list.size();) {
@@ -436,11 +442,18 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--no-host] [--bench-only] [--small] [--seed N] [--max-log K] [--only P,Q]\n"
+                   "       [--msm-window-bits C] [--msm-chunk N] [--ntt-pass-bits K] [--ntt-log-cols N]\n"
                    "phases: host field ntt msm-bn254-g1 msm-bls-g1 msm-bn254-g2 msm-bls-g2 lanes errors\n"
                    "        bench-field bench-ntt bench-msm-bn254 bench-msm-bls bench-g2 tune-ntt tune-msm\n",
                    argv[0]);
       return 2;
     }
+  }
+  try {
+    cu::check_kernel_config(opt.kernels);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 2;
   }
   Report report;
   if (opt.host && !opt.bench_only) phase(report, "host", [&] { run_host_checks(report, opt.seed); });
