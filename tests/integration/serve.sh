@@ -3,14 +3,16 @@
 # port (listen = "127.0.0.1:0", the port read from --port-file). Each case starts its own daemon
 # with the config it needs, runs one client case, then stops the daemon with SIGTERM: it must exit
 # 0, within its grace period, with no crash in its log.
-#   usage: serve.sh <path to pacer> <source dir> [roundtrip|concurrent|priority|bad_requests|token|slow_client|shutdown|shutdown_without_grace|expiry]
+# device_lost runs the daemon on the test-only faulty backend (tests/plugins) that loses one of two
+# pretend devices: the proof on it runs again on the other, and the job and /metrics say so.
+#   usage: serve.sh <path to pacer> <source dir> [roundtrip|concurrent|priority|bad_requests|token|slow_client|shutdown|shutdown_without_grace|expiry|device_lost]
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer; need_node; need_snarkjs
 
-mapfile -t todo < <(cases_or roundtrip concurrent priority bad_requests token slow_client shutdown shutdown_without_grace expiry)
+mapfile -t todo < <(cases_or roundtrip concurrent priority bad_requests token slow_client shutdown shutdown_without_grace expiry device_lost)
 for c in "${todo[@]}"; do
   out="$WORK/$c"; mkdir -p "$out"
-  pipeline="jobs_in_flight = 2"; server=""; token=""
+  pipeline="jobs_in_flight = 2"; server=""; token=""; host=""; backend=""
   case "$c" in
     roundtrip|concurrent) ;;
     priority) pipeline="jobs_in_flight = 1"; server="max_queued = 4" ;;
@@ -20,11 +22,18 @@ for c in "${todo[@]}"; do
     shutdown) pipeline="jobs_in_flight = 1"; server="shutdown_grace_s = 20" ;;
     shutdown_without_grace) pipeline="jobs_in_flight = 1"; server="shutdown_grace_s = 0" ;;
     expiry) server="result_ttl_s = 1" ;;
+    device_lost)  # only the fault plugins: the test-plugin folder also holds broken ones
+      mkdir -p "$out/plugins"
+      cp "$(dirname "$(dirname "$PACER")")"/lib/pacer-test-plugins/libpacer_test_fault_*.so "$out/plugins"/
+      pipeline="jobs_in_flight = 1"; host="plugin_dirs = [\"$out/plugins\"]"
+      backend=$'[backend]\nplugin = "faulty"\nparams = { fault = "device_lost", stage = "msm_g1", call = 2, devices = 2 }' ;;
     *) fail "unknown case '$c'"; continue ;;
   esac
   cat >"$out/serve.toml" <<TOML
 [host]
 threads = 2
+$host
+$backend
 [pipeline]
 $pipeline
 [server]

@@ -372,6 +372,28 @@ def case_expiry():
     one_line_error(status, data, 404, "its result, after result_ttl_s")
 
 
+def case_device_lost(n=4):
+    # The faulty test backend over two pretend devices loses one under the 2nd proof's first G1 MSM:
+    # that proof runs again on the other device; every proof is done and valid.
+    ids = []
+    for _ in range(n):
+        status, j, _ = submit(key="mul3-bn128", body=witness("mul3"))
+        check(status == 202, "a proof accepted", f"({status} {j})")
+        ids.append(j["id"])
+    jobs = [wait_final(i)[1] for i in ids]
+    check(all(job["state"] == "done" for job in jobs), f"all {n} proofs done although a device was lost",
+          f"({[job.get('error') for job in jobs]})")
+    retried = [job for job in jobs if job.get("attempts") == 2]
+    check(len(retried) == 1, "exactly one proof says attempts: 2", f"({[job.get('attempts') for job in jobs]})")
+    fx = fixture("mul3", "bn128")
+    vkey = os.path.join(fx, "verification_key.json")
+    for k, job in enumerate(jobs):
+        proof, public = write_outputs(job, os.path.join(A.work, f"device_lost-{k}"))
+        check(pacer_verify(vkey, proof, public), f"proof {k} verifies")
+    status, _, data = request("GET", "/metrics")
+    check(metric(data.decode(), "pacer_proofs_retried_total") == 1, "/metrics counts the retried proof")
+
+
 def main():
     global A, CIRCUITS
     p = argparse.ArgumentParser()

@@ -281,6 +281,7 @@ Response Api::job_response(const std::string& id) {
     j["public"] = json::parse(job->public_json);
   }
   j["timings"] = std::move(timings);
+  if (job->attempts > 1) j["attempts"] = job->attempts;  // ran again after a backend device failed
   if (job->cancel_requested) j["cancel_requested"] = true;
   if (!job->error.empty()) j["error"] = one_line(job->error);
   return json_response(http::status::ok, j);

@@ -47,6 +47,7 @@ struct JobStore::Job {
   double submitted_at = 0, started_at = 0, ended_at = 0;
   std::future<ProofOutput> future;
   std::array<double, kStageCount> stage_seconds{};
+  unsigned attempts = 1;
   std::string proof_json, public_json, error;
   std::vector<std::function<void()>> waiters;
 };
@@ -154,6 +155,7 @@ void JobStore::proof_ended(const std::shared_ptr<Job>& job) {
         metrics_.proof(out);
         for (int s = 0; s < kStageCount; ++s)
           job->stage_seconds[s] = std::chrono::duration<double>(out.stage_time[s]).count();
+        job->attempts = out.attempts;
         job->proof_json = std::move(out.proof_json);
         job->public_json = std::move(out.public_json);
       } else {
@@ -193,7 +195,7 @@ std::optional<JobView> JobStore::find(const std::string& id) const {
   if (it == jobs_.end()) return std::nullopt;
   const Job& j = *it->second;
   return JobView{j.id, j.key_id, j.priority, j.state, j.cancel_requested, j.submitted_at, j.started_at, j.ended_at,
-                 j.stage_seconds, j.proof_json, j.public_json, j.error};
+                 j.stage_seconds, j.proof_json, j.public_json, j.error, j.attempts};
 }
 
 bool JobStore::when_final(const std::string& id, std::function<void()> wake) {

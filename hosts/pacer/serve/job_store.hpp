@@ -49,6 +49,7 @@ struct JobView {
   double submitted_at = 0, started_at = 0, ended_at = 0;
   std::array<double, kStageCount> stage_seconds{};  // wall time per stage, waits included
   std::string proof_json, public_json, error;
+  unsigned attempts = 1;  // 2: a backend device failed under it and it ran again on another
 };
 
 struct StoreCounts {

@@ -55,6 +55,7 @@ void Metrics::response(unsigned status) {
 
 void Metrics::proof(const ProofOutput& out) {
   proof_seconds_.observe(seconds(out.ended_at - out.started_at));
+  if (out.attempts > 1) ++retried_;
   for (const StageRecord& r : out.stages) {
     stage_seconds_[static_cast<int>(r.stage)].observe(seconds(r.ended_at - r.started_at));
     scheduler_wait_.observe(seconds(r.started_at - r.admitted_at));
@@ -70,6 +71,9 @@ std::string Metrics::render(const Gauges& g) const {
   for (int o = 0; o < kOutcomeCount; ++o)
     fmt::format_to(it, "pacer_proofs_total{{outcome=\"{}\"}} {}\n", outcome_name(static_cast<Outcome>(o)),
                    outcomes_[o].load());
+  header(out, "pacer_proofs_retried_total", "counter",
+         "Proofs that ran again on another backend device after theirs failed (counted when done).");
+  fmt::format_to(it, "pacer_proofs_retried_total {}\n", retried_.load());
   header(out, "pacer_http_responses_total", "counter", "HTTP responses sent, by status code.");
   {
     std::lock_guard lock(responses_mu_);

@@ -56,6 +56,7 @@ class Metrics {
 
  private:
   std::atomic<uint64_t> submitted_{0};
+  std::atomic<uint64_t> retried_{0};  // proofs done on a second attempt
   std::array<std::atomic<uint64_t>, kOutcomeCount> outcomes_{};
   mutable std::mutex responses_mu_;
   std::map<unsigned, uint64_t> responses_;
