@@ -729,6 +729,16 @@ Prover::~Prover() = default;  // Impl's destructor waits for every proof, then j
 
 const EngineParts& Prover::parts() const { return impl_->parts; }
 unsigned Prover::jobs_in_flight() const { return impl_->jobs; }
+
+Prover::LaneHealth Prover::lane_health() const {
+  std::lock_guard lock(impl_->mu);
+  LaneHealth h;
+  h.lanes = unsigned(impl_->lane_device.size());
+  h.in_service = impl_->lanes_in_service;
+  for (unsigned d = 0; d < impl_->device_failed.size(); ++d)
+    if (impl_->device_failed[d]) h.failed_devices.push_back(d);
+  return h;
+}
 uint64_t Prover::memory_budget_bytes() const { return impl_->budget; }
 
 uint64_t Prover::proof_bytes(const ProvingKey& key) {

@@ -116,6 +116,12 @@ class Prover {
 
   const EngineParts& parts() const;
   unsigned jobs_in_flight() const;  // effective: options, capped by kMaxJobsInFlight
+  // The backend's lanes still in service, and the devices taken out after a DeviceFailedError.
+  struct LaneHealth {
+    unsigned lanes = 0, in_service = 0;
+    std::vector<unsigned> failed_devices;
+  };
+  LaneHealth lane_health() const;
   uint64_t memory_budget_bytes() const;
   // What one proof on this key holds at its peak, for admission (a/b/c, witness, MSM scratch).
   static uint64_t proof_bytes(const ProvingKey& key);

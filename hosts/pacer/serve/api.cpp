@@ -335,6 +335,7 @@ Response Api::status() {
   const StoreCounts c = store_.counts();
   Prover& prover = runtime_.prover();
   const BackendInfo backend = prover.parts().backend->info();
+  const Prover::LaneHealth health = prover.lane_health();
   const AllocStats alloc = prover.parts().allocator->stats();
   const Config& config = runtime_.config();
   json by_priority = json::object();
@@ -357,6 +358,7 @@ Response Api::status() {
                 {"result_ttl_s", server_.result_ttl_s}}},
       {"keys", keys},
       {"backend", {{"plugin", config.backend.plugin}, {"devices", backend.devices}, {"lanes", backend.lanes},
+                   {"lanes_in_service", health.in_service}, {"failed_devices", health.failed_devices},
                    {"device_bytes", backend.device_bytes}}},
       {"scheduler", {{"plugin", config.scheduler.plugin}}},
       {"allocator", alloc_json},
@@ -378,6 +380,7 @@ Response Api::metrics() {
   g.allocator_hugepage = alloc.hugepage_bytes;
   g.resident_bytes = resident_bytes();
   g.connections = connections_();
+  g.lanes_in_service = runtime_.prover().lane_health().in_service;
   return make_response(http::status::ok, metrics_.render(g), "text/plain; version=0.0.4; charset=utf-8");
 }
 

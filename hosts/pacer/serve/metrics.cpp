@@ -85,6 +85,9 @@ std::string Metrics::render(const Gauges& g) const {
   fmt::format_to(it, "pacer_proofs_in_flight {}\n", g.running);
   header(out, "pacer_results_kept", "gauge", "Finished proofs kept until their results expire.");
   fmt::format_to(it, "pacer_results_kept {}\n", g.kept);
+  header(out, "pacer_backend_lanes_in_service", "gauge",
+         "Backend lanes still in service (a failed device's lanes are taken out).");
+  fmt::format_to(it, "pacer_backend_lanes_in_service {}\n", g.lanes_in_service);
   header(out, "pacer_http_connections", "gauge", "Open HTTP connections.");
   fmt::format_to(it, "pacer_http_connections {}\n", g.connections);
   header(out, "pacer_allocator_bytes", "gauge", "Bytes of the [allocator]: live now, peak, on huge pages.");

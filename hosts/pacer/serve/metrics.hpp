@@ -41,6 +41,7 @@ struct Gauges {
   uint64_t allocator_live = 0, allocator_peak = 0, allocator_hugepage = 0;
   uint64_t resident_bytes = 0;  // the process's RSS
   size_t connections = 0;
+  unsigned lanes_in_service = 0;  // backend lanes not taken out by a device failure
 };
 
 class Metrics {
