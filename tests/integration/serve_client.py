@@ -392,7 +392,8 @@ def case_device_lost(n=4):
         check(pacer_verify(vkey, proof, public), f"proof {k} verifies")
     status, _, data = request("GET", "/metrics")
     check(metric(data.decode(), "pacer_proofs_retried_total") == 1, "/metrics counts the retried proof")
-    check(metric(data.decode(), "pacer_backend_lanes_in_service") == 1, "/metrics: one of the two lanes in service")
+    check(metric(data.decode(), "pacer_backend_lanes_in_service") == 1, "/metrics: one of the two lanes in service",
+          f"({metric(data.decode(), 'pacer_backend_lanes_in_service')})")
     status, _, data = request("GET", "/v1/status")
     backend = as_json(data)["backend"]
     check(backend["lanes"] == 2 and backend["lanes_in_service"] == 1 and backend["failed_devices"] == [0],
