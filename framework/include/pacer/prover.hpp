@@ -93,7 +93,8 @@ struct ProofOutput {
   std::chrono::steady_clock::time_point submitted_at, started_at, ended_at;  // queued, in flight, done
 };
 
-// Reads (or makes) the witness of one proof; runs inside its load stage.
+// Reads (or makes) the witness of one proof; runs inside its load stage, so once per attempt: a
+// proof run again after a device failure calls it a second time.
 using WitnessSource = std::function<std::shared_ptr<const Witness>()>;
 
 class Prover {
