@@ -143,8 +143,9 @@ void check_key_subgroups(const ProvingKey& key, ThreadPool& pool, const KeyCheck
       const size_t points = s.bytes.size() / (s.g2 ? math::point_bytes<typename Curve::G2>()
                                                    : math::point_bytes<typename Curve::G1>());
       if (tuning.batch_min_points_per_task && points >= tuning.batch_min_points_per_task) {
-        const bool all_good = s.g2 ? batch_in_subgroup<Curve, typename Curve::G2>(s.bytes, pool, tuning.batch_min_points_per_task)
-                                   : batch_in_subgroup<Curve, typename Curve::G1>(s.bytes, pool, tuning.batch_min_points_per_task);
+        const size_t min_points = tuning.batch_min_points_per_task;
+        const bool all_good = s.g2 ? batch_in_subgroup<Curve, typename Curve::G2>(s.bytes, pool, min_points)
+                                   : batch_in_subgroup<Curve, typename Curve::G1>(s.bytes, pool, min_points);
         if (all_good) continue;
       }
       const size_t bad = s.g2 ? first_bad_point<Curve, typename Curve::G2>(s.bytes, pool)

@@ -238,7 +238,8 @@ struct Prover::Impl {
                                     info.lane_devices.size()));
     lane_device = info.lane_devices.empty() ? std::vector<unsigned>(lanes, 0) : info.lane_devices;
     const unsigned devices = *std::max_element(lane_device.begin(), lane_device.end()) + 1;
-    if (devices > lanes) throw FailedError(fmt::format("backend {}: a lane's device is {}, above its lane count", info.name, devices - 1));
+    if (devices > lanes)
+      throw FailedError(fmt::format("backend {}: a lane's device is {}, above its lane count", info.name, devices - 1));
     device_busy.assign(devices, 0);
     device_failed.assign(devices, false);
     lanes_in_service = lanes;

@@ -97,7 +97,8 @@ Spread latency_spread(const BenchRun& run) {
 
 double wall_seconds(const BenchRun& run) { return seconds(run.ended_at - run.started_at); }
 size_t retried_proofs(const BenchRun& run) {
-  return size_t(std::count_if(run.samples.begin(), run.samples.end(), [](const ProofSample& p) { return p.attempts > 1; }));
+  return size_t(
+      std::count_if(run.samples.begin(), run.samples.end(), [](const ProofSample& p) { return p.attempts > 1; }));
 }
 
 double proofs_per_second(const BenchRun& run) {

@@ -362,7 +362,8 @@ Options options_from(const Params& params, const std::vector<cuda::DeviceInfo>& 
   o.cpu_kernels = CpuKernels::detect();
   auto knob = [&](const char* key) {
     const int64_t v = params.get_int(key, 0);
-    if (v < 0 || v > 1 << 20) throw InputError(fmt::format("{} {} must be 0 (automatic) or a small count, got {}", where, key, v));
+    if (v < 0 || v > 1 << 20)
+      throw InputError(fmt::format("{} {} must be 0 (automatic) or a small count, got {}", where, key, v));
     return unsigned(v);
   };
   o.kernels.msm_window_bits = knob("msm_window_bits");

@@ -34,7 +34,8 @@ std::unique_ptr<detail::NttOps> make_ntt(Curve c, int device, const KernelConfig
 }
 
 std::unique_ptr<detail::MsmOps> make_msm(Curve c, bool g2, int device, const KernelConfig& k) {
-  if (c == Curve::bn254) return g2 ? detail::make_msm_ops_bn254_g2(device, k) : detail::make_msm_ops_bn254_g1(device, k);
+  if (c == Curve::bn254)
+    return g2 ? detail::make_msm_ops_bn254_g2(device, k) : detail::make_msm_ops_bn254_g1(device, k);
   return g2 ? detail::make_msm_ops_bls12_381_g2(device, k) : detail::make_msm_ops_bls12_381_g1(device, k);
 }
 }  // namespace

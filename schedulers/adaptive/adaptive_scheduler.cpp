@@ -3,10 +3,11 @@
 //
 // Epochs: an epoch ends after max(6, 3 x tokens) membw stages finished under the current budget
 // (stages that were already running when the budget changed do not count: they ran under the old
-// one), or after 3 when a probe up runs at under half the best of its search. Its throughput is the membw stages' streaming rate (declared bytes over run time, summed
-// over the epoch's stages) times the mean number streaming (the time integral of the gate's
-// holders over the epoch, exact): counting only the bytes of stages that happened to end within
-// the epoch would be off by up to a stage at each end. Its inflation is the mean run time per
+// one), or after 3 when a probe up runs at under half the best of its search. Its throughput is
+// the membw stages' streaming rate (declared bytes over run time, summed over the epoch's stages)
+// times the mean number streaming (the time integral of the gate's holders over the epoch,
+// exact): counting only the bytes of stages that happened to end within the epoch would be off by
+// up to a stage at each end. Its inflation is the mean run time per
 // byte against the least seen at one token.
 //
 // Search: hold the best budget for `dwell` epochs, then probe one token more; if that is better

@@ -113,7 +113,8 @@ std::unique_ptr<Backend> make_faulty_backend(const Params& params, HostServices&
   const int64_t call = params.get_int("call", 1);
   const int64_t devices = params.get_int("devices", 1);
   if (fault != "throw" && fault != "wrong_msm" && fault != "device_lost")
-    throw InputError(params.where() + " fault must be \"throw\", \"wrong_msm\" or \"device_lost\", got \"" + fault + "\"");
+    throw InputError(params.where() + " fault must be \"throw\", \"wrong_msm\" or \"device_lost\", got \"" + fault +
+                     "\"");
   if (devices < 1 || devices > 64) throw InputError(params.where() + " devices must be 1..64");
   if (stage != "compute_h" && stage != "msm_g1" && stage != "msm_g2")
     throw InputError(params.where() + " stage must be compute_h, msm_g1 or msm_g2, got \"" + stage + "\"");

@@ -49,8 +49,9 @@ struct Rig {
   ~Rig() { time.stop(); }
 };
 
-inline std::vector<std::future<pacer::ProofOutput>> submit_all(pacer::Prover& prover, const std::shared_ptr<pacer::ResidentKey>& key,
-                                                        size_t count) {
+inline std::vector<std::future<pacer::ProofOutput>> submit_all(pacer::Prover& prover,
+                                                               const std::shared_ptr<pacer::ResidentKey>& key,
+                                                               size_t count) {
   auto witness = std::make_shared<const pacer::Witness>(pacer::read_wtns(kCircuit + "/witness.wtns"));
   pacer::ProveOptions deterministic;
   deterministic.zero_blinding = true;

@@ -18,7 +18,8 @@ using namespace pacer::math;
 namespace {
 
 // The cofactor h of G1 or G2 from the curve's defining parameters (independent of the code):
-// BN254 #E'(Fq2) = r·(2p - r); BLS12-381 h1 = (x - 1)²/3, h2 = (x⁸ - 4x⁷ + 5x⁶ - 4x⁴ + 6x³ - 4x² - 4x + 13)/9.
+// BN254 #E'(Fq2) = r·(2p - r); BLS12-381 h1 = (x - 1)²/3,
+// h2 = (x⁸ - 4x⁷ + 5x⁶ - 4x⁴ + 6x³ - 4x² - 4x + 13)/9.
 test::Mpz cofactor(CurveId curve, bool g2) {
   test::Mpz h;
   if (curve == CurveId::bn254) {

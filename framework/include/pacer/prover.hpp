@@ -10,8 +10,9 @@
 // Failure: a stage that throws fails its own proof (its future holds the error, naming the proof
 // and the stage); stages of that proof not yet started are skipped, its buffers are released,
 // and every other proof carries on. A backend call that throws DeviceFailedError also takes that
-// device's lanes out of service, and the proof runs once more, from load, on another device. A proof's tasks hold the proof's state by shared_ptr and its
-// future is fulfilled only after the last of them has ended, so no task outlives what it uses.
+// device's lanes out of service, and the proof runs once more, from load, on another device. A
+// proof's tasks hold the proof's state by shared_ptr and its future is fulfilled only after the
+// last of them has ended, so no task outlives what it uses.
 #include <array>
 #include <chrono>
 #include <functional>

@@ -58,8 +58,9 @@ class NttOpsImpl final : public detail::NttOps {
 
   void coset_eval(void* x, uint32_t L, cudaStream_t s) override {
     F* d = static_cast<F*>(x);
-    run_transform<F>(d, L, /*dit=*/false, /*inverse=*/true, roots().buf.template get<F>(), roots().log_t, nullptr, s, kernels_);
-    run_transform<F>(d, L, /*dit=*/true, /*inverse=*/false, roots().buf.template get<F>(), roots().log_t, coset(L), s, kernels_);
+    const F* w = roots().buf.template get<F>();
+    run_transform<F>(d, L, /*dit=*/false, /*inverse=*/true, w, roots().log_t, nullptr, s, kernels_);
+    run_transform<F>(d, L, /*dit=*/true, /*inverse=*/false, w, roots().log_t, coset(L), s, kernels_);
   }
 
   void h(void* a, const void* b, const void* c, size_t n, cudaStream_t s) override {
@@ -86,7 +87,8 @@ class NttOpsImpl final : public detail::NttOps {
   }
 
   void dif(void* x, uint32_t L, bool inverse, cudaStream_t s) override {
-    run_transform<F>(static_cast<F*>(x), L, false, inverse, roots().buf.template get<F>(), roots().log_t, nullptr, s, kernels_);
+    run_transform<F>(static_cast<F*>(x), L, false, inverse, roots().buf.template get<F>(), roots().log_t, nullptr, s,
+                     kernels_);
   }
 
  private:
