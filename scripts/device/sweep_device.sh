@@ -11,6 +11,8 @@ sizes=${1:-18} schedulers=${2:-"greedy throttled staggered adaptive"} allocators
 proofs=${5:-24} deadline=${6:-560}
 start=$(date +%s)
 pacer=$PWD/.devcarry/dist/bin/pacer
+export LD_LIBRARY_PATH="$PWD/.devcarry/dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PACER_PLUGIN_PATH=${PACER_PLUGIN_PATH:-$PWD/.devcarry/dist/lib/pacer}
 out=${OUT:-/tmp/out}/sweep
 mkdir -p "$out"
 nproc > "$out/nproc.txt"; lscpu > "$out/lscpu.txt" 2>&1 || true
@@ -19,9 +21,15 @@ for k in $sizes; do
   mkdir -p "$dir"
   constraints=$(( (1 << k) * 3 / 4 ))
   t0=$(date +%s)
-  "$pacer" gen-circuit --constraints "$constraints" --r1cs "$dir/c.r1cs" --witness "$dir/w.wtns" >/dev/null
-  "$pacer" setup --insecure --r1cs "$dir/c.r1cs" --zkey "$dir/c.zkey" --vkey "$dir/vk.json" >/dev/null
-  echo "2^$k: $constraints constraints, circuit and key in $(( $(date +%s) - t0 )) s" | tee -a "$out/log.txt"
+  if [ -s "$dir/c.zkey" ] && [ -s "$dir/w.wtns" ]; then  # an earlier invocation in this call made them
+    echo "2^$k: reusing $dir/c.zkey" | tee -a "$out/log.txt"
+  else
+    rm -f "$dir/c.zkey" "$dir/w.wtns"
+    "$pacer" gen-circuit --constraints "$constraints" --r1cs "$dir/c.r1cs" --witness "$dir/w.wtns" >/dev/null
+    "$pacer" setup --insecure --r1cs "$dir/c.r1cs" --zkey "$dir/c.zkey.tmp" --vkey "$dir/vk.json" >/dev/null
+    mv "$dir/c.zkey.tmp" "$dir/c.zkey"
+    echo "2^$k: $constraints constraints, circuit and key in $(( $(date +%s) - t0 )) s" | tee -a "$out/log.txt"
+  fi
   left=$(( deadline - ($(date +%s) - start) ))
   [ "$left" -gt 15 ] || { echo "no time left for 2^$k (${left} s)" | tee -a "$out/log.txt"; break; }
   # One run may take SWEEP_RUN_TIMEOUT seconds (default 90), never more than the time left.
