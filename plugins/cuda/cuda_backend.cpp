@@ -37,6 +37,7 @@ struct Options {
   unsigned lanes_per_device = 2;   // proofs in flight per GPU
   bool g2_on_gpu = false;          // g2 = "gpu" | "cpu"
   uint64_t vram_limit_bytes = 0;   // per device; 0 = what the device has free at start, less 1 GiB
+  bool window_copies = false;      // msm_window_copies = "auto" | "off" (gpu_api.hpp, WindowCopies)
   CpuKernels cpu_kernels;          // for the G2 MSM on the CPU and the key-point checks
   cuda::KernelConfig kernels;      // GPU kernel tuning; all 0 = automatic
 };
@@ -242,6 +243,34 @@ class CudaBackend final : public Backend {
     uint64_t need = 0;
     for (const auto& [bytes, name] : g1_sections) need += bytes.size();
     if (opt_.g2_on_gpu) need += pk.b2.size();
+    // Window copies where they fit beside the key on every device; else none (they only save time).
+    const cuda::Curve curve = gpu_curve(pk.curve);
+    std::array<cuda::WindowCopies, 4> copies{};
+    uint64_t copies_bytes = 0;
+    if (opt_.window_copies) {
+      for (size_t b = 0; b < 4; ++b) {
+        copies[b] = cuda::plan_window_copies(curve, false, g1_sections[b].first.size() / point_bytes<G1>());
+        copies_bytes += uint64_t(copies[b].copies - 1) * g1_sections[b].first.size();
+      }
+      // Room for the lanes' scratch too (made at the first proof): ~400 bytes a point per lane
+      // (digit keys and values of every window, scalars, compute_h's a/b/c, buckets).
+      const uint64_t lanes_bytes =
+          uint64_t(opt_.lanes_per_device) * 400 * std::max<uint64_t>(pk.n_vars, pk.domain_size);
+      uint64_t room = UINT64_MAX;
+      for (size_t slot = 0; slot < opt_.devices.size(); ++slot) {
+        const uint64_t held = key_bytes_->load() + lanes_bytes, limit = vram_limit(slot);
+        room = std::min(room, limit > held ? limit - held : 0);
+      }
+      if (copies_bytes && need + copies_bytes > room) {
+        if (host_.log)
+          host_.log->warn("{}: MSM window copies would need {} MiB more on the GPU than the {} MiB left; the MSMs run "
+                          "without them (slower; msm_window_copies = \"off\" silences this)",
+                          pk.path, (need + copies_bytes - room) >> 20, room >> 20);
+        copies = {};
+        copies_bytes = 0;
+      }
+      need += copies_bytes;
+    }
     std::vector<typename CudaResidentKey<Curve>::OnDevice> on_devices(opt_.devices.size());
     for (size_t slot = 0; slot < opt_.devices.size(); ++slot) {
       const int device = opt_.devices[slot];
@@ -253,11 +282,10 @@ class CudaBackend final : public Backend {
             "fewer keys, or g2 = \"cpu\"",
             pk.path, need >> 20, device, held >> 20, limit >> 20));
       auto& on = on_devices[slot];
-      const cuda::Curve curve = gpu_curve(pk.curve);
       try {
         for (size_t b = 0; b < 4; ++b) {
           const auto bytes = g1_sections[b].first;
-          on.g1[b] = cuda::upload_points(device, curve, false, bytes.data(), bytes.size() / point_bytes<G1>());
+          on.g1[b] = cuda::upload_points(device, curve, false, bytes.data(), bytes.size() / point_bytes<G1>(), copies[b]);
         }
         if (opt_.g2_on_gpu) on.b2 = cuda::upload_points(device, curve, true, pk.b2.data(), pk.b2.size() / point_bytes<G2>());
       } catch (const std::exception& e) {
@@ -359,6 +387,10 @@ Options options_from(const Params& params, const std::vector<cuda::DeviceInfo>& 
   const int64_t limit_mb = params.get_int("vram_limit_mb", 0);
   if (limit_mb < 0) throw InputError(fmt::format("{} vram_limit_mb must be 0 (all free memory) or more, got {}", where, limit_mb));
   o.vram_limit_bytes = uint64_t(limit_mb) << 20;
+  const std::string copies = params.get_string("msm_window_copies", "off");
+  if (copies != "auto" && copies != "off")
+    throw InputError(fmt::format("{} msm_window_copies must be \"auto\" or \"off\", got \"{}\"", where, copies));
+  o.window_copies = copies == "auto";
   o.cpu_kernels = CpuKernels::detect();
   auto knob = [&](const char* key) {
     const int64_t v = params.get_int(key, 0);

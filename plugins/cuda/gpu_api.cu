@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "msm/logic.hpp"
 
 namespace pacer::cuda {
 
@@ -139,6 +140,7 @@ struct ResidentPoints::Impl {
   Curve curve = Curve::bn254;
   bool g2 = false;
   size_t count = 0;
+  WindowCopies copies;
   DeviceBuffer buf;
 };
 
@@ -155,17 +157,32 @@ Curve ResidentPoints::curve() const { return impl_->curve; }
 bool ResidentPoints::g2() const { return impl_->g2; }
 size_t ResidentPoints::count() const { return impl_->count; }
 size_t ResidentPoints::bytes() const { return impl_->buf.bytes(); }
+const WindowCopies& ResidentPoints::copies() const { return impl_->copies; }
 
-std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, const void* affine_points, size_t count) {
+WindowCopies plan_window_copies(Curve curve, bool g2, size_t count) {
+  if (g2 || count < (size_t(1) << 16)) return {};
+  const msm::WindowPlan wp = msm::plan_windows_copied(count, curve == Curve::bn254 ? 254 : 255);
+  if (wp.windows > msm::kMaxCopies || count * wp.windows >= (size_t(1) << 31)) return {};
+  return {wp.windows, wp.c};
+}
+
+std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, const void* affine_points, size_t count,
+                                              const WindowCopies& copies) {
   DeviceScope scope(device);
   auto impl = std::make_unique<ResidentPoints::Impl>();
   impl->device = device;
   impl->curve = curve;
   impl->g2 = g2;
   impl->count = count;
+  if (g2 && copies.copies > 1) throw std::invalid_argument("pacer::cuda: window copies are for G1 bases only");
+  impl->copies = copies.copies > 1 ? copies : WindowCopies{};
   const size_t bytes = count * affine_bytes(curve, g2);
-  impl->buf.allocate(bytes, g2 ? "resident G2 points" : "resident G1 points", device);
+  impl->buf.allocate(bytes * impl->copies.copies, g2 ? "resident G2 points" : "resident G1 points", device);
   if (bytes) CUDA_CHECK(cudaMemcpy(impl->buf.get(), affine_points, bytes, cudaMemcpyHostToDevice));
+  if (bytes && impl->copies.copies > 1) {
+    make_msm(curve, g2, device, {})->precompute(impl->buf.get(), count, impl->copies, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream: done before any lane reads them
+  }
   return std::make_unique<ResidentPoints>(std::move(impl));
 }
 
@@ -230,7 +247,7 @@ void Lane::msm(const ResidentPoints& points, const uint64_t* scalars, size_t cou
   if (count) CUDA_CHECK(cudaMemcpyAsync(m.scratch.scalars.get(), scalars, count * 32, cudaMemcpyHostToDevice, m.stream));
   m.uploaded.record(m.stream);
   detail::MsmStats stats;
-  ops->run(points.impl().buf.get(), count, m.scratch, m.stream, out_point, &stats);
+  ops->run(points.impl().buf.get(), count, points.count(), points.copies(), m.scratch, m.stream, out_point, &stats);
   m.done.record(m.stream);
   m.done.sync();
   m.msm_timing.upload_ms = m.uploaded.since(m.start);
@@ -238,6 +255,7 @@ void Lane::msm(const ResidentPoints& points, const uint64_t* scalars, size_t cou
   m.msm_timing.total_ms = m.done.since(m.start);
   m.msm_timing.window_bits = stats.c;
   m.msm_timing.windows = stats.windows;
+  m.msm_timing.copies = stats.copies;
   m.msm_timing.digits_ms = stats.digits_ms;
   m.msm_timing.sort_ms = stats.sort_ms;
   m.msm_timing.accumulate_ms = stats.accumulate_ms;

@@ -57,6 +57,18 @@ struct KernelConfig {
 // Throws std::invalid_argument naming the field of a value outside its range.
 void check_kernel_config(const KernelConfig& config);
 
+// Window copies of a G1 basis (fixed-base Pippenger): copy j holds 2^(c·j)·P_i, so that an MSM
+// over the basis puts every window into one bucket set: one bucket weighting instead of one per
+// window, and a larger c (fewer windows, fewer additions). Costs `copies` times the basis's
+// device memory and a one-time computation at upload. copies = 1: none.
+struct WindowCopies {
+  unsigned copies = 1;
+  unsigned window_bits = 0;  // c (16..22) when copies > 1
+};
+// Every window copied at the window size the cost model picks for `count` points; {1, 0} for G2
+// and for bases below 2^16 points (there the weighting is cheap and the memory not worth it).
+WindowCopies plan_window_copies(Curve curve, bool g2, size_t count);
+
 size_t affine_bytes(Curve curve, bool g2);    // one input point
 size_t jacobian_bytes(Curve curve, bool g2);  // the MSM result
 
@@ -73,23 +85,25 @@ class ResidentPoints {
   Curve curve() const;
   bool g2() const;
   size_t count() const;
-  size_t bytes() const;
+  size_t bytes() const;  // copies included
+  const WindowCopies& copies() const;
   const Impl& impl() const { return *impl_; }
 
  private:
   std::unique_ptr<Impl> impl_;
 };
 
-// Copies `count` affine points (layout above) to `device`; returns when they are there.
+// Copies `count` affine points (layout above) to `device` and computes their window copies there;
+// returns when they are there.
 std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, const void* affine_points,
-                                              size_t count);
+                                              size_t count, const WindowCopies& copies = {});
 
 // Where the time of the last call went (CUDA events; milliseconds).
 struct MsmTiming {
   float upload_ms = 0;   // scalars host -> device
   float compute_ms = 0;  // from the scalars on the device to the result on the host
   float total_ms = 0;
-  unsigned window_bits = 0, windows = 0;
+  unsigned window_bits = 0, windows = 0, copies = 1;
   // Breakdown of compute_ms: digits, sort, bucket sums, bucket weighting, host finish.
   float digits_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0, finish_ms = 0;
 };

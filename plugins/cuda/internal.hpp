@@ -44,7 +44,7 @@ struct MsmScratch {
 };
 
 struct MsmStats {
-  uint32_t c = 0, windows = 0, levels = 0, partial_levels = 0;
+  uint32_t c = 0, windows = 0, levels = 0, partial_levels = 0, copies = 1;
   // Milliseconds (CUDA events): digits, sort, bucket sums (all levels), weighting, host finish.
   float digits_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0, finish_ms = 0;
 };
@@ -55,8 +55,12 @@ class MsmOps {
   // Grows `scratch` for MSMs of up to n points.
   virtual void reserve(MsmScratch& scratch, size_t n) = 0;
   // Σ k_i·P_i for device points (affine) and device scalars (4×64-bit standard form) already in
-  // scratch.scalars; writes the Jacobian result (X, Y, Z, Montgomery) to out (host).
-  virtual void run(const void* points, size_t n, MsmScratch& scratch, cudaStream_t s, void* out, MsmStats* stats) = 0;
+  // scratch.scalars; writes the Jacobian result (X, Y, Z, Montgomery) to out (host). With window
+  // copies, copy j of point i is at points[j·stride + i] and the MSM uses the copies' c.
+  virtual void run(const void* points, size_t n, size_t stride, const WindowCopies& copies, MsmScratch& scratch,
+                   cudaStream_t s, void* out, MsmStats* stats) = 0;
+  // Fills copies 1.. of a basis of n points whose copy 0 is in place (G1 only; asynchronous on s).
+  virtual void precompute(void* points, size_t n, const WindowCopies& copies, cudaStream_t s) = 0;
 };
 
 std::unique_ptr<MsmOps> make_msm_ops_bn254_g1(int device, const KernelConfig& kernels);

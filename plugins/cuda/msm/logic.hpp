@@ -44,6 +44,46 @@ inline WindowPlan plan_windows(size_t n, uint32_t bits, uint32_t c_override = 0)
   return best;
 }
 
+// Window copies (fixed-base Pippenger): a basis stored as `copies` copies, copy j holding
+// 2^(c·j)·P_i, lets window w of scalar i enter the buckets of region w / copies as point
+// (w % copies)·stride + i. With copies = windows there is one region: one bucket set to sum and
+// weight instead of one per window, so c can grow (fewer windows, fewer additions) while the
+// bucket weighting shrinks. Region r lists copies·n entries, slot (w % copies)·n + i; the slots
+// of windows past the last (copies not dividing the windows) hold kNoKey.
+struct RegionLayout {
+  uint32_t copies = 1, regions = 0;
+  size_t n = 0, stride = 0;  // points in the MSM; points per copy in the basis (>= n)
+  PACER_HD size_t region_len() const { return size_t(copies) * n; }
+  PACER_HD size_t entries() const { return size_t(regions) * region_len(); }
+  PACER_HD size_t slot(uint32_t w, size_t i) const {
+    return size_t(w / copies) * region_len() + size_t(w % copies) * n + i;
+  }
+  PACER_HD uint32_t point(uint32_t w, size_t i) const { return uint32_t(size_t(w % copies) * stride + i); }
+};
+
+inline constexpr uint32_t kMaxCopies = 16;  // c >= 16 (plan_windows_copied): at most 16 windows
+
+inline RegionLayout region_layout(uint32_t windows, uint32_t copies, size_t n, size_t stride) {
+  if (copies < 1) copies = 1;
+  return {copies, (windows + copies - 1) / copies, n, copies > 1 ? stride : n};
+}
+
+// The window size for an MSM of n points over a basis with every window copied (one region):
+// the same cost model with one bucket set; c from 16 (copies pay off only for large MSMs) to 22.
+inline WindowPlan plan_windows_copied(size_t n, uint32_t bits) {
+  WindowPlan best;
+  double best_cost = 0;
+  for (uint32_t c = 16; c <= 22; ++c) {
+    const uint32_t w = (bits + 1 + c - 1) / c;
+    const double cost = double(n) * w * (1.0 + 0.1 * ((c + 7) / 8)) + 2.6 * double(1u << (c - 1));
+    if (best.c == 0 || cost < best_cost) {
+      best = {c, w, 1u << (c - 1)};
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 // Signed digit of window w (c <= 31) for a scalar of 8 little-endian 32-bit words: returns the
 // bucket (|d|-1) or kNoKey for d = 0, and sets neg. Windows are processed from w = 0 up, and
 // the carry of window w-1 is recomputed here from the bits below, so each window is independent:
@@ -72,6 +112,17 @@ PACER_HD void signed_digits(const uint32_t* s, uint32_t windows, uint32_t c, Emi
       emit(w, raw ? raw - 1 : kNoKey, false);
     }
   }
+}
+
+// One scalar's entries in the layout: every window's (bucket, point | sign), and kNoKey in the
+// padding slots of the last region.
+template <class Store>
+PACER_HD void place_digits(const RegionLayout& lay, const uint32_t* s, uint32_t windows, uint32_t c, size_t i,
+                           Store&& store) {
+  signed_digits(s, windows, c, [&](uint32_t w, uint32_t key, bool neg) {
+    store(lay.slot(w, i), key, lay.point(w, i) | (uint32_t(neg) << 31));
+  });
+  for (uint32_t w = windows; w < lay.regions * lay.copies; ++w) store(lay.slot(w, i), kNoKey, lay.point(w, i));
 }
 
 // --- chunked segmented sums ---------------------------------------------------------------------

@@ -3,17 +3,18 @@
 
 namespace pacer::cuda::msm {
 
-// One thread per scalar: all windows' signed digits, written window-major (coalesced per window).
-__global__ void digits_kernel(const uint32_t* __restrict__ scalars, uint32_t n, uint32_t c, uint32_t windows,
+// One thread per scalar: all windows' signed digits, placed by the region layout (logic.hpp;
+// coalesced per window: consecutive scalars, consecutive slots).
+__global__ void digits_kernel(const uint32_t* __restrict__ scalars, uint32_t c, uint32_t windows, RegionLayout lay,
                               uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const uint4* src = reinterpret_cast<const uint4*>(scalars) + 2 * size_t(i);
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= lay.n) return;
+  const uint4* src = reinterpret_cast<const uint4*>(scalars) + 2 * i;
   const uint4 lo = __ldg(src), hi = __ldg(src + 1);
   const uint32_t s[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-  signed_digits(s, windows, c, [&](uint32_t w, uint32_t key, bool neg) {
-    keys[size_t(w) * n + i] = key;
-    vals[size_t(w) * n + i] = i | (uint32_t(neg) << 31);
+  place_digits(lay, s, windows, c, i, [&](size_t slot, uint32_t key, uint32_t val) {
+    keys[slot] = key;
+    vals[slot] = val;
   });
 }
 

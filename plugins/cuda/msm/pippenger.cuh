@@ -30,7 +30,7 @@ inline double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-__global__ void digits_kernel(const uint32_t* __restrict__ scalars, uint32_t n, uint32_t c, uint32_t windows,
+__global__ void digits_kernel(const uint32_t* __restrict__ scalars, uint32_t c, uint32_t windows, RegionLayout lay,
                               uint32_t* __restrict__ keys, uint32_t* __restrict__ vals);
 __global__ void count_kernel(const uint32_t* __restrict__ keys, size_t region_len, uint32_t chunk,
                              uint32_t chunks_per_region, uint32_t regions, uint32_t* __restrict__ counts);
@@ -105,6 +105,38 @@ __global__ void __launch_bounds__(kThreads) reduce_level_kernel(const ec::xyzz_t
   st(x_out + t, x);
 }
 
+// Window copies 1..copies-1 of a basis whose copy 0 is in place: copy j = 2^c·copy j-1 (XYZZ
+// doublings), made affine with one inversion per thread (Montgomery's trick over its copies).
+template <class F>
+__global__ void __launch_bounds__(kThreads) window_copies_kernel(ec::affine_t<F>* __restrict__ pts, size_t n,
+                                                                 uint32_t c, uint32_t copies) {
+  using P = ec::xyzz_t<F>;
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  P acc = P::from_affine(pts[i]);
+  F xn[kMaxCopies], yn[kMaxCopies], d[kMaxCopies], before[kMaxCopies];
+  F run = F::one();
+  for (uint32_t j = 1; j < copies; ++j) {
+    for (uint32_t b = 0; b < c; ++b) acc.dbl();
+    // x = X/ZZ = X·ZZZ/D, y = Y/ZZZ = Y·ZZ/D with D = ZZ·ZZZ; infinity (ZZ = 0) keeps D = 0.
+    xn[j] = acc.X * acc.ZZZ;
+    yn[j] = acc.Y * acc.ZZ;
+    d[j] = acc.ZZ * acc.ZZZ;
+    before[j] = run;
+    if (!d[j].is_zero()) run = run * d[j];
+  }
+  F inv = run.inverse();  // 1 / (product of the nonzero D)
+  for (uint32_t j = copies - 1; j >= 1; --j) {
+    ec::affine_t<F> out{F::zero(), F::zero()};
+    if (!d[j].is_zero()) {
+      const F inv_d = inv * before[j];
+      inv = inv * d[j];
+      out = {xn[j] * inv_d, yn[j] * inv_d};
+    }
+    pts[size_t(j) * n + i] = out;
+  }
+}
+
 template <class Group>
 class MsmOpsImpl final : public detail::MsmOps {
  public:
@@ -114,18 +146,35 @@ class MsmOpsImpl final : public detail::MsmOps {
 
   MsmOpsImpl(int device, const KernelConfig& kernels) : device_(device), kernels_(kernels) {}
 
-  void reserve(detail::MsmScratch& sc, size_t n) override { reserve(sc, n, plan(n)); }
+  void reserve(detail::MsmScratch& sc, size_t n) override {
+    const WindowPlan wp = plan(n);
+    reserve(sc, wp, region_layout(wp.windows, 1, n, n));
+  }
 
-  void run(const void* points, size_t n, detail::MsmScratch& sc, cudaStream_t s, void* out,
-           detail::MsmStats* stats) override {
+  void run(const void* points, size_t n, size_t stride, const WindowCopies& copies, detail::MsmScratch& sc,
+           cudaStream_t s, void* out, detail::MsmStats* stats) override {
     P result = P::inf();
-    if (n > 0) result = run_device(static_cast<const A*>(points), n, sc, s, stats);
+    if (n > 0) result = run_device(static_cast<const A*>(points), n, stride, copies, sc, s, stats);
     F X, Y, Z;
     result.to_jacobian(X, Y, Z);
     auto* o = static_cast<unsigned char*>(out);
     std::memcpy(o, &X, sizeof(F));
     std::memcpy(o + sizeof(F), &Y, sizeof(F));
     std::memcpy(o + 2 * sizeof(F), &Z, sizeof(F));
+  }
+
+  void precompute(void* points, size_t n, const WindowCopies& copies, cudaStream_t s) override {
+    if constexpr (Group::g2) {
+      throw std::invalid_argument("pacer::cuda: window copies are for G1 bases only");
+    } else {
+      if (copies.copies < 2) return;
+      if (copies.copies > kMaxCopies || copies.window_bits < 16 || copies.window_bits > 22)
+        throw std::invalid_argument("pacer::cuda: window copies need 2..16 copies and c = 16..22");
+      if (n * copies.copies >= (size_t(1) << 31)) throw std::invalid_argument("pacer::cuda: too many window copies");
+      window_copies_kernel<F><<<blocks_for(n, kThreads), kThreads, 0, s>>>(static_cast<A*>(points), n,
+                                                                           copies.window_bits, copies.copies);
+      CUDA_CHECK_LAUNCH();
+    }
   }
 
  private:
@@ -136,27 +185,30 @@ class MsmOpsImpl final : public detail::MsmOps {
     return chunk;
   }
 
-  void reserve(detail::MsmScratch& sc, size_t n, const WindowPlan& wp) {
-    if (n >= (size_t(1) << 31)) throw std::invalid_argument("pacer::cuda: MSM of 2^31 or more points");
-    const size_t entries = n * wp.windows;
-    const size_t chunks = wp.windows * ((n + first_chunk(entries) - 1) / first_chunk(entries));
+  void reserve(detail::MsmScratch& sc, const WindowPlan& wp, const RegionLayout& lay) {
+    if (lay.region_len() >= (size_t(1) << 31) || lay.stride * lay.copies >= (size_t(1) << 31))
+      throw std::invalid_argument("pacer::cuda: MSM of 2^31 or more points (window copies included)");
+    const size_t n = lay.region_len();  // entries per region
+    const size_t entries = lay.entries();
+    const size_t chunks = lay.regions * ((n + first_chunk(entries) - 1) / first_chunk(entries));
     const size_t part_a = 2 * chunks + 2, part_b = 2 * ((part_a + kLaterChunk - 1) / kLaterChunk) + 2;
     const ReducePlan rp = plan_reduce(wp.buckets);
     const size_t m1 = rp.levels ? (wp.buckets >> rp.log_group[0]) : 0;
-    sc.scalars.reserve(n * 32, "MSM scalars", device_);
+    sc.scalars.reserve(lay.n * 32, "MSM scalars", device_);
     sc.keys.reserve(entries * 4, "MSM digit keys", device_);
     sc.vals.reserve(entries * 4, "MSM digit values", device_);
     sc.keys_alt.reserve(entries * 4, "MSM sorted keys", device_);
     sc.vals_alt.reserve(entries * 4, "MSM sorted values", device_);
-    sc.buckets.reserve(size_t(wp.windows) * wp.buckets * sizeof(P), "MSM buckets", device_);
+    sc.buckets.reserve(size_t(lay.regions) * wp.buckets * sizeof(P), "MSM buckets", device_);
     sc.part_a.reserve(part_a * sizeof(P), "MSM partial sums", device_);
     sc.part_keys_a.reserve(part_a * 4, "MSM partial keys", device_);
     sc.part_b.reserve(part_b * sizeof(P), "MSM partial sums", device_);
     sc.part_keys_b.reserve(part_b * 4, "MSM partial keys", device_);
     sc.counts.reserve((chunks + 1) * 4, "MSM chunk counts", device_);
     sc.offsets.reserve((chunks + 1) * 4, "MSM chunk offsets", device_);
-    sc.reduce_a.reserve(2 * size_t(wp.windows) * std::max<size_t>(m1, 1) * sizeof(P), "MSM bucket sums", device_);
-    sc.reduce_b.reserve(2 * size_t(wp.windows) * std::max<size_t>(m1 >> 1, 1) * sizeof(P), "MSM bucket sums", device_);
+    sc.reduce_a.reserve(2 * size_t(lay.regions) * std::max<size_t>(m1, 1) * sizeof(P), "MSM bucket sums", device_);
+    sc.reduce_b.reserve(2 * size_t(lay.regions) * std::max<size_t>(m1 >> 1, 1) * sizeof(P), "MSM bucket sums",
+                        device_);
     size_t sort_bytes = 0, scan_bytes = 0;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
                                                (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(wp.c)));
@@ -177,29 +229,37 @@ class MsmOpsImpl final : public detail::MsmOps {
 
   WindowPlan plan(size_t n) const { return plan_windows(n, Group::scalar_bits, kernels_.msm_window_bits); }
 
-  P run_device(const A* points, size_t n, detail::MsmScratch& sc, cudaStream_t s, detail::MsmStats* stats) {
-    const WindowPlan wp = plan(n);
+  // Without copies: one region per window. With them: the basis's c, copies·n entries a region.
+  P run_device(const A* points, size_t n, size_t stride, const WindowCopies& copies, detail::MsmScratch& sc,
+               cudaStream_t s, detail::MsmStats* stats) {
+    WindowPlan wp = plan(n);
+    if (copies.copies > 1) {
+      const uint32_t c = copies.window_bits;
+      wp = {c, (Group::scalar_bits + c) / c, 1u << (c - 1)};
+    }
+    const RegionLayout lay = region_layout(wp.windows, copies.copies, n, stride);
     Event ev[5];
     ev[0].record(s);
-    reserve(sc, n, wp);
-    const uint32_t nn = uint32_t(n), W = wp.windows, B = wp.buckets;
-    const size_t entries = n * W;
+    reserve(sc, wp, lay);
+    const uint32_t nn = uint32_t(lay.region_len()), W = lay.regions, B = wp.buckets;
+    const size_t entries = lay.entries();
     uint32_t* keys = sc.keys.get<uint32_t>();
     uint32_t* vals = sc.vals.get<uint32_t>();
     uint32_t* skeys = sc.keys_alt.get<uint32_t>();
     uint32_t* svals = sc.vals_alt.get<uint32_t>();
 
-    digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(sc.scalars.get<uint32_t>(), nn, wp.c, W, keys, vals);
+    digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(sc.scalars.get<uint32_t>(), wp.c, wp.windows, lay, keys, vals);
     CUDA_CHECK_LAUNCH();
     ev[1].record(s);
     size_t sort_bytes = 0;  // the reserve above sized it; a check costs nothing
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
-                                               (const uint32_t*)nullptr, (uint32_t*)nullptr, int(n), 0, int(wp.c)));
+                                               (const uint32_t*)nullptr, (uint32_t*)nullptr, int(nn), 0, int(wp.c)));
     if (sort_bytes > sc.cub_temp.bytes()) throw std::logic_error("pacer::cuda: MSM sort scratch too small");
     for (uint32_t w = 0; w < W; ++w) {
       size_t bytes = sc.cub_temp.bytes();
-      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * n, skeys + size_t(w) * n,
-                                                 vals + size_t(w) * n, svals + size_t(w) * n, int(n), 0, int(wp.c), s));
+      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * nn,
+                                                 skeys + size_t(w) * nn, vals + size_t(w) * nn, svals + size_t(w) * nn,
+                                                 int(nn), 0, int(wp.c), s));
     }
     ev[2].record(s);
     P* buckets = sc.buckets.get<P>();
@@ -207,8 +267,8 @@ class MsmOpsImpl final : public detail::MsmOps {
 
     // Level 1 over the sorted digits, then levels over the partial sums until none is left.
     const uint32_t chunk = first_chunk(entries);
-    const uint32_t cpw = uint32_t((n + chunk - 1) / chunk), chunks = W * cpw;
-    count_kernel<<<blocks_for(chunks, 256), 256, 0, s>>>(skeys, n, chunk, cpw, W, sc.counts.get<uint32_t>());
+    const uint32_t cpw = uint32_t((size_t(nn) + chunk - 1) / chunk), chunks = W * cpw;
+    count_kernel<<<blocks_for(chunks, 256), 256, 0, s>>>(skeys, nn, chunk, cpw, W, sc.counts.get<uint32_t>());
     CUDA_CHECK_LAUNCH();
     scan_counts(sc, chunks, s);
     Event copied(false);
@@ -272,9 +332,11 @@ class MsmOpsImpl final : public detail::MsmOps {
     ev[4].record(s);
     CUDA_CHECK(cudaStreamSynchronize(s));
     const double t0 = now_ms();
-    const P result = finish_windows(r_host.data(), x_cur ? x_host.data() : nullptr, W, m, scale_log2, wp.c);
+    // Region r holds windows r·copies..: consecutive regions are c·copies bits apart.
+    const P result = finish_windows(r_host.data(), x_cur ? x_host.data() : nullptr, W, m, scale_log2, wp.c * lay.copies);
     if (stats) {
-      *stats = {wp.c, W, rp.levels, uint32_t(levels)};
+      *stats = {wp.c, wp.windows, rp.levels, uint32_t(levels)};
+      stats->copies = lay.copies;
       stats->digits_ms = ev[1].since(ev[0]);
       stats->sort_ms = ev[2].since(ev[1]);
       stats->accumulate_ms = ev[3].since(ev[2]);

@@ -223,37 +223,39 @@ void check_ntt(Report& report, Rng& rng, const std::string& name) {
 }
 
 // --- MSM ----------------------------------------------------------------------------------------
-// The device pipeline on the host: digits, sort, chunked sums with partial levels (tiny chunks,
-// so that buckets cross many chunk boundaries), grouped weighting, host finish.
+// The device pipeline on the host: digits placed by the region layout, sort, chunked sums with
+// partial levels (tiny chunks, so that buckets cross many chunk boundaries), grouped weighting,
+// host finish. With copies > 1, points holds copies·n points (copy j = 2^(c·j)·P, c = c_override).
 template <class Pt, class MA>
-Pt sim_msm(const std::vector<MA>& points, const std::vector<Fr256>& scalars, uint32_t bits, uint32_t c_override,
-           uint32_t chunk1, uint32_t chunk2) {
-  const size_t n = points.size();
+Pt sim_msm(const std::vector<MA>& points, size_t n, const std::vector<Fr256>& scalars, uint32_t bits,
+           uint32_t c_override, uint32_t chunk1, uint32_t chunk2, uint32_t copies = 1) {
   const msm::WindowPlan wp = msm::plan_windows(n, bits, c_override);
-  const uint32_t W = wp.windows, B = wp.buckets;
-  std::vector<uint32_t> keys(n * W), vals(n * W);
+  const msm::RegionLayout lay = msm::region_layout(wp.windows, copies, n, n);
+  const uint32_t W = lay.regions, B = wp.buckets;
+  const size_t len = lay.region_len();
+  std::vector<uint32_t> keys(lay.entries(), 0), vals(lay.entries(), 0);
   for (size_t i = 0; i < n; ++i) {
     uint32_t s[8];
     std::memcpy(s, scalars[i].data(), 32);
-    msm::signed_digits(s, W, wp.c, [&](uint32_t w, uint32_t key, bool neg) {
-      keys[w * n + i] = key;
-      vals[w * n + i] = uint32_t(i) | (uint32_t(neg) << 31);
+    msm::place_digits(lay, s, wp.windows, wp.c, i, [&](size_t slot, uint32_t key, uint32_t val) {
+      keys.at(slot) = key;
+      vals.at(slot) = val;
     });
   }
   for (uint32_t w = 0; w < W; ++w) {
-    std::vector<std::pair<uint32_t, uint32_t>> kv(n);
-    for (size_t i = 0; i < n; ++i) kv[i] = {keys[w * n + i], vals[w * n + i]};
+    std::vector<std::pair<uint32_t, uint32_t>> kv(len);
+    for (size_t i = 0; i < len; ++i) kv[i] = {keys[w * len + i], vals[w * len + i]};
     std::sort(kv.begin(), kv.end(), [](auto& x, auto& y) { return x.first < y.first; });
-    for (size_t i = 0; i < n; ++i) std::tie(keys[w * n + i], vals[w * n + i]) = kv[i];
+    for (size_t i = 0; i < len; ++i) std::tie(keys[w * len + i], vals[w * len + i]) = kv[i];
   }
   std::vector<Pt> buckets(size_t(W) * B, Pt::inf());
   std::vector<uint8_t> written(buckets.size(), 0);
   // Level 1.
-  const uint32_t cpw = uint32_t((n + chunk1 - 1) / chunk1), chunks = W * cpw;
+  const uint32_t cpw = uint32_t((len + chunk1 - 1) / chunk1), chunks = W * cpw;
   std::vector<uint32_t> offsets(chunks + 1, 0);
   for (uint32_t t = 0; t < chunks; ++t) {
-    const size_t rb = size_t(t / cpw) * n, begin = rb + size_t(t % cpw) * chunk1, end = std::min(begin + chunk1, rb + n);
-    offsets[t + 1] = offsets[t] + msm::chunk_shape(keys.data(), begin, end, rb, rb + n).partials();
+    const size_t rb = size_t(t / cpw) * len, begin = rb + size_t(t % cpw) * chunk1, end = std::min(begin + chunk1, rb + len);
+    offsets[t + 1] = offsets[t] + msm::chunk_shape(keys.data(), begin, end, rb, rb + len).partials();
   }
   std::vector<uint32_t> pk(offsets[chunks]);
   std::vector<Pt> pv(offsets[chunks]);
@@ -265,11 +267,11 @@ Pt sim_msm(const std::vector<MA>& points, const std::vector<Fr256>& scalars, uin
   };
   for (uint32_t t = 0; t < chunks; ++t) {
     const uint32_t w = t / cpw;
-    const size_t rb = size_t(w) * n, begin = rb + size_t(t % cpw) * chunk1, end = std::min(begin + chunk1, rb + n);
+    const size_t rb = size_t(w) * len, begin = rb + size_t(t % cpw) * chunk1, end = std::min(begin + chunk1, rb + len);
     msm::sum_chunk<Pt>(
-        keys.data(), begin, end, rb, rb + n,
+        keys.data(), begin, end, rb, rb + len,
         [&](Pt& acc, size_t i) {
-          MA p = points[vals[i] & 0x7fffffffu];
+          MA p = points.at(vals[i] & 0x7fffffffu);
           if (p.is_inf()) return;
           if (vals[i] >> 31) p = p.neg();
           acc.add_affine(p);
@@ -320,7 +322,7 @@ Pt sim_msm(const std::vector<MA>& points, const std::vector<Fr256>& scalars, uin
     scale += ls;
     m = mo;
   }
-  return msm::finish_windows(r.data(), x.empty() ? nullptr : x.data(), W, m, scale, wp.c);
+  return msm::finish_windows(r.data(), x.empty() ? nullptr : x.data(), W, m, scale, wp.c * copies);
 }
 
 template <class Curve, class Group, class MyF>
@@ -369,7 +371,7 @@ void check_msm(Report& report, Rng& rng, const pm::Affine<Group>& g, uint32_t bi
       for (size_t i = 0; i < n; ++i) mine[i] = cast<MA>(pts[i]);
       const auto ref = pm::detail::small_msm<Group>(std::span(pts).first(n), sc, 256);
       for (auto [c, c1, c2] : {std::array<uint32_t, 3>{0, 8, 8}, {5, 2, 2}, {4, 3, 2}, {9, 1, 3}}) {
-        const Pt got = sim_msm<Pt>(mine, sc, bits, c, c1, c2);
+        const Pt got = sim_msm<Pt>(mine, n, sc, bits, c, c1, c2);
         bad += !same_point(got, ref);
         ++runs;
       }
@@ -377,6 +379,35 @@ void check_msm(Report& report, Rng& rng, const pm::Affine<Group>& g, uint32_t bi
   }
   report.check(bad == 0, name + ": MSM pipeline simulated on the host = framework (" + std::to_string(runs) +
                              " runs: sizes 1..700, giant buckets, zeros, windows 4..9, chunks 1..8)");
+
+  // Window copies (G1 bases): copy j of P = 2^(c·j)·P by the framework's doubling; one region
+  // (copies = windows), several with a padded last one, and a short window.
+  if constexpr (std::is_same_v<Group, typename Curve::G1>) {
+    size_t bad_copies = 0, runs_copies = 0;
+    for (auto [c, t, c1] : {std::array<uint32_t, 3>{9, 29, 8}, {9, 4, 3}, {5, 6, 2}}) {
+      for (size_t n : {size_t(1), size_t(5), size_t(64), size_t(700)}) {
+        std::vector<MA> copied(size_t(t) * n);
+        for (size_t i = 0; i < n; ++i) {
+          pm::Jacobian<Group> q = pm::Jacobian<Group>::from(pts[i]);
+          for (uint32_t j = 0; j < t; ++j) {
+            if (j) for (uint32_t b = 0; b < c; ++b) q = q.dbl();
+            copied[size_t(j) * n + i] = cast<MA>(q.to_affine());
+          }
+        }
+        for (int dist = 0; dist < 3; ++dist) {
+          std::vector<Fr256> sc(n);
+          for (size_t i = 0; i < n; ++i)
+            sc[i] = dist == 0 ? random_scalar<Curve>(rng) : dist == 1 ? Fr256{1 + (i % 3), 0, 0, 0} : Fr256{};
+          const auto ref = pm::detail::small_msm<Group>(std::span(pts).first(n), sc, 256);
+          bad_copies += !same_point(sim_msm<Pt>(copied, n, sc, bits, c, c1, 2, t), ref);
+          ++runs_copies;
+        }
+      }
+    }
+    report.check(bad_copies == 0, name + ": MSM with window copies simulated on the host = framework (" +
+                                      std::to_string(runs_copies) + " runs: 29 copies at c = 9, 4 and 6 with a padded "
+                                      "last region, sizes 1..700)");
+  }
 }
 
 }  // namespace

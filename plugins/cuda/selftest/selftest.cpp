@@ -4,6 +4,7 @@
 // benchmark size 2^K, default 24); --msm-window-bits, --msm-chunk, --ntt-pass-bits, --ntt-log-cols N
 // tune the benchmarks' kernels (cuda::KernelConfig; the correctness checks use the defaults).
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <thread>
@@ -165,19 +166,23 @@ struct MsmFixture {
   std::vector<pm::Affine<Group>> base;  // 2^16 points k_i·G
   std::vector<Fr256> ks;
   size_t period = 0;
-  std::unique_ptr<cu::ResidentPoints> resident;  // base tiled to `count` points
+  std::vector<uint8_t> bytes;                    // base tiled to `count` points
+  std::unique_ptr<cu::ResidentPoints> resident;  // the same on the device
+  static constexpr bool g2 = !std::is_same_v<Group, typename Curve::G1>;
 
   MsmFixture(int dev, size_t count, uint64_t seed, const pm::Affine<Group>& g, pacer::ThreadPool& pool) {
     period = std::min<size_t>(count, 1 << 16);
     make_points<Curve, Group>(period, seed, g, pool, base, ks);
-    std::vector<uint8_t> bytes;
     bytes.reserve(count * pm::point_bytes<Group>());
     for (size_t i = 0; i < count; ++i) {
       put(bytes, base[i % period].x);
       put(bytes, base[i % period].y);
     }
-    constexpr bool g2 = !std::is_same_v<Group, typename Curve::G1>;
     resident = cu::upload_points(dev, cu_curve<Curve>(), g2, bytes.data(), count);
+  }
+  // The first n points again, with window copies computed on the device.
+  std::unique_ptr<cu::ResidentPoints> copied(int dev, size_t n, const cu::WindowCopies& copies) const {
+    return cu::upload_points(dev, cu_curve<Curve>(), g2, bytes.data(), n, copies);
   }
   // The expected Σ s_i·P_i, from Σ s_i·k_i.
   pm::Jacobian<Group> expected(const std::vector<Fr256>& s, size_t count, const pm::Affine<Group>& g,
@@ -215,12 +220,25 @@ void check_msm_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
     }
     return s;
   };
+  // G1 also with window copies: c = 16 (16 copies) on 1000 points, the planned ones from 2^17.
+  std::unique_ptr<cu::ResidentPoints> copied_small, copied_large;
+  if constexpr (!MsmFixture<Curve, Group>::g2) {
+    copied_small = fx.copied(dev, std::min<size_t>(max_n, 1000), cu::WindowCopies{16, 16});
+    if (max_n >= (size_t(1) << 17))
+      copied_large = fx.copied(dev, max_n, cu::plan_window_copies(cu_curve<Curve>(), false, max_n));
+  }
+  size_t bad_copies = 0, runs_copies = 0;
   for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(17), size_t(100), size_t(1000)}) {
+    if (n > max_n) continue;
     for (int dist = 0; dist < 5; ++dist) {
       const auto s = scalars(n, dist);
       const auto ref = pm::detail::small_msm<Group>(std::span(fx.base).first(n), s, 256);
       bad_naive += run_msm<Curve, Group>(lane, *fx.resident, s, n) != ref;
       ++runs_naive;
+      if (copied_small) {
+        bad_copies += run_msm<Curve, Group>(lane, *copied_small, s, n) != ref;
+        ++runs_copies;
+      }
     }
   }
   for (size_t n : {size_t(1) << 10, size_t(1) << 13, size_t(1) << 16}) {
@@ -235,8 +253,13 @@ void check_msm_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
   for (size_t n = size_t(1) << 17; n <= max_n; n <<= 2) {
     for (int dist : {0, 1}) {
       const auto s = scalars(n, dist);
-      bad_id += run_msm<Curve, Group>(lane, *fx.resident, s, n) != fx.expected(s, n, g, pool);
+      const auto want = fx.expected(s, n, g, pool);
+      bad_id += run_msm<Curve, Group>(lane, *fx.resident, s, n) != want;
       ++runs_id;
+      if (copied_large) {
+        bad_copies += run_msm<Curve, Group>(lane, *copied_large, s, n) != want;
+        ++runs_copies;
+      }
     }
   }
   report.check(bad_naive == 0, name + ": MSM = naive sum (" + std::to_string(runs_naive) +
@@ -245,6 +268,12 @@ void check_msm_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
   if (runs_id)
     report.check(bad_id == 0, name + ": MSM = (Σ s_i·k_i)·G for P_i = k_i·G (" + std::to_string(runs_id) +
                                   " runs, n = 2^17..2^" + std::to_string(63 - __builtin_clzll(max_n)) + ")");
+  if (runs_copies) {
+    const auto planned = copied_large ? copied_large->copies() : cu::WindowCopies{};
+    report.check(bad_copies == 0, name + ": MSM with window copies = the same sums (" + std::to_string(runs_copies) +
+                                      " runs: 16 copies at c = 16 for n <= 1000; " + std::to_string(planned.copies) +
+                                      " at c = " + std::to_string(planned.window_bits) + " from 2^17)");
+  }
 }
 
 // Two lanes on one device, driven from two host threads at once.
@@ -328,15 +357,16 @@ void bench_msm(int dev, Rng& rng, pacer::ThreadPool& pool, Report& report, const
   for (auto& k : s) k = random_below<4>(rng, Curve::Fr::P);
   std::copy(s.begin(), s.end(), pinned);
   cu::Lane lane(dev, cu_curve<Curve>(), 0, max_n, g_opt.kernels);
-  for (unsigned lg : logs) {
+  // One size over one resident basis: plain, or with window copies (their c, not the lane's).
+  auto measure = [&](unsigned lg, const cu::ResidentPoints& pts, const std::string& tag) {
     const size_t n = size_t(1) << lg;
     std::vector<double> total, upload, compute, digits, sort, acc, red, fin;
     std::vector<uint8_t> out(3 * pm::field_bytes<typename Group::Field>());
     for (int r = 0; r <= reps; ++r) {
-      lane.msm(*fx.resident, reinterpret_cast<const uint64_t*>(pinned), n, out.data());
+      lane.msm(pts, reinterpret_cast<const uint64_t*>(pinned), n, out.data());
       if (r == 0) {
         const bool ok = jacobian_from_bytes<Group>(out.data()) == fx.expected(s, n, Curve::g1_generator(), pool);
-        report.check(ok, curve_name<Curve>() + " G1 MSM 2^" + std::to_string(lg) + " benchmark result = (Σ s_i·k_i)·G");
+        report.check(ok, tag + " benchmark result = (Σ s_i·k_i)·G");
         continue;
       }
       const auto& t = lane.last_msm_timing();
@@ -350,15 +380,30 @@ void bench_msm(int dev, Rng& rng, pacer::ThreadPool& pool, Report& report, const
       fin.push_back(t.finish_ms);
     }
     const auto& t = lane.last_msm_timing();
-    const std::string tag = curve_name<Curve>() + " G1 MSM 2^" + std::to_string(lg);
-    summarize(tag + " total", total, "(c=" + std::to_string(t.window_bits) + ", " + std::to_string(t.windows) + " windows)");
+    summarize(tag + " total", total,
+              "(c=" + std::to_string(t.window_bits) + ", " + std::to_string(t.windows) + " windows" +
+                  (t.copies > 1 ? ", " + std::to_string(t.copies) + " copies)" : ")"));
     summarize(tag + "   scalar upload (pinned)", upload);
     summarize(tag + "   on device", compute);
     summarize(tag + "     digits", digits);
-    summarize(tag + "     sort (CUB, per window)", sort);
+    summarize(tag + "     sort (CUB, per region)", sort);
     summarize(tag + "     bucket sums", acc);
     summarize(tag + "     bucket weighting + copy", red);
     summarize(tag + "     host finish", fin);
+  };
+  for (unsigned lg : logs) {
+    const size_t n = size_t(1) << lg;
+    const std::string tag = curve_name<Curve>() + " G1 MSM 2^" + std::to_string(lg);
+    measure(lg, *fx.resident, tag);
+    const cu::WindowCopies plan = cu::plan_window_copies(cu_curve<Curve>(), false, n);
+    if (plan.copies > 1 && !g_opt.kernels.msm_window_bits) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto copied = fx.copied(dev, n, plan);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("%s with window copies: upload + %u copies at c = %u in %.1f ms (%.0f MiB on the device)\n",
+                  tag.c_str(), plan.copies, plan.window_bits, ms, double(copied->bytes()) / (1 << 20));
+      measure(lg, *copied, tag + " copies");
+    }
   }
   cu::testing::free_pinned(pinned);
 }
