@@ -195,11 +195,13 @@ struct ReducePlan {
   uint32_t log_group[12] = {};  // log2 S_l
 };
 
-inline ReducePlan plan_reduce(uint32_t buckets) {
+// regions: bucket sets reduced side by side. One region (window copies) starts with short runs
+// too: runs of 32 over its 2^21 buckets were 65536 threads, too few to hide their serial additions.
+inline ReducePlan plan_reduce(uint32_t buckets, uint32_t regions) {
   ReducePlan p;
   uint32_t m = buckets;
   while (m > kHostValues) {
-    uint32_t log_s = p.levels == 0 ? 5 : 3;  // long runs first (many threads), short after
+    uint32_t log_s = p.levels == 0 && regions > 1 ? 5 : 3;  // long runs first (many threads), short after
     while (log_s > 1 && (m >> log_s) < kHostValues) --log_s;
     p.log_group[p.levels++] = log_s;
     m >>= log_s;

@@ -192,7 +192,7 @@ class MsmOpsImpl final : public detail::MsmOps {
     const size_t entries = lay.entries();
     const size_t chunks = lay.regions * ((n + first_chunk(entries) - 1) / first_chunk(entries));
     const size_t part_a = 2 * chunks + 2, part_b = 2 * ((part_a + kLaterChunk - 1) / kLaterChunk) + 2;
-    const ReducePlan rp = plan_reduce(wp.buckets);
+    const ReducePlan rp = plan_reduce(wp.buckets, lay.regions);
     const size_t m1 = rp.levels ? (wp.buckets >> rp.log_group[0]) : 0;
     sc.scalars.reserve(lay.n * 32, "MSM scalars", device_);
     sc.keys.reserve(entries * 4, "MSM digit keys", device_);
@@ -306,7 +306,7 @@ class MsmOpsImpl final : public detail::MsmOps {
 
     // Bucket weighting levels on the device, the last values per window on the host.
     ev[3].record(s);
-    const ReducePlan rp = plan_reduce(B);
+    const ReducePlan rp = plan_reduce(B, W);
     const P* r_cur = buckets;
     const P* x_cur = nullptr;
     uint32_t m = B, scale_log2 = 0;

@@ -304,7 +304,7 @@ Pt sim_msm(const std::vector<MA>& points, size_t n, const std::vector<Fr256>& sc
   }
   if (twice || !pk.empty()) return Pt{};  // garbage on purpose: the comparison fails
   // Weighting levels.
-  const msm::ReducePlan rp = msm::plan_reduce(B);
+  const msm::ReducePlan rp = msm::plan_reduce(B, W);
   std::vector<Pt> r = buckets, x;
   uint32_t m = B, scale = 0;
   for (uint32_t l = 0; l < rp.levels; ++l) {
