@@ -180,7 +180,9 @@ class MsmOpsImpl final : public detail::MsmOps {
  private:
   uint32_t first_chunk(size_t entries) const {
     if (kernels_.msm_chunk) return kernels_.msm_chunk;
-    uint32_t chunk = 64;  // long chunks: fewer partials; short ones when the MSM is small
+    // Long chunks: fewer partials; short ones when the MSM is small. 128 from 2^27 entries (2^24
+    // points): H200, BN254 2^24, 54.5 against 55.6 ms with window copies, 61.5 against 61.8 without.
+    uint32_t chunk = entries >= (size_t(1) << 27) ? 128 : 64;
     while (chunk > 8 && entries / chunk < 132 * 512) chunk /= 2;
     return chunk;
   }
