@@ -9,7 +9,8 @@
 #   STEPS="selftest equivalence shipped dev" DEV_LOG=20 scripts/device/cuda_check.sh
 # CUDA_CONFIG (default examples/configs/cuda.toml), BENCH_JOBS ("1 2 4"), BENCH_PROOFS (20),
 # CPU_BENCH_PROOFS (6; 0 = no cpu bench), CPU_PROVE (1; 0 = no cpu proof: at 2^24 it takes minutes)
-# tune the dev step. The cuda proof checks the key's subgroups once; the benches after it load the
+# tune the dev step; each bench warms up with as many proofs as it keeps in flight (one warm-up
+# left J = 4 at 2^24 faulting the pool's buffers during the timed proofs). The cuda proof checks the key's subgroups once; the benches after it load the
 # same key with [host] check_key_subgroups = false (the check is minutes at 2^24, docs/verify.md).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -71,7 +72,7 @@ if has dev; then
     { cat "$cuda_config"; printf '\n[host]\ncheck_key_subgroups = false  # checked by the cuda proof above\n'; } >bench.toml
     for jobs in ${BENCH_JOBS:-1 2 4}; do
       "$P" bench --config bench.toml --zkey dev.zkey --witness dev.wtns \
-        --proofs ${BENCH_PROOFS:-20} --jobs "$jobs" --json "$OUT/bench-cuda-$dev_log-j$jobs.json" \
+        --proofs ${BENCH_PROOFS:-20} --jobs "$jobs" --warmup "$jobs" --json "$OUT/bench-cuda-$dev_log-j$jobs.json" \
         --trace "$OUT/trace-cuda-$dev_log-j$jobs.json"
     done
     [ "${CPU_BENCH_PROOFS:-6}" = 0 ] || "$P" bench --zkey dev.zkey --witness dev.wtns --proofs ${CPU_BENCH_PROOFS:-6} --jobs 2 \
