@@ -11,7 +11,8 @@
 # CPU_BENCH_PROOFS (6; 0 = no cpu bench), CPU_PROVE (1; 0 = no cpu proof: at 2^24 it takes minutes)
 # tune the dev step; each bench warms up with as many proofs as it keeps in flight (one warm-up
 # left J = 4 at 2^24 faulting the pool's buffers during the timed proofs). The cuda proof checks
-# the key's subgroups once; the benches after it load the same key with [host] check_key_subgroups = false (the check is minutes at 2^24, docs/verify.md).
+# the key's subgroups once; the benches after it load the same key with [host]
+# check_key_subgroups = false (the check takes 15 s at 2^24, docs/verify.md).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
