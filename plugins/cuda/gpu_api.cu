@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "ec/curves.hpp"
 #include "msm/logic.hpp"
 
 namespace pacer::cuda {
@@ -161,7 +162,8 @@ const WindowCopies& ResidentPoints::copies() const { return impl_->copies; }
 
 WindowCopies plan_window_copies(Curve curve, bool g2, size_t count) {
   if (g2 || count < (size_t(1) << 16)) return {};
-  const msm::WindowPlan wp = msm::plan_windows_copied(count, curve == Curve::bn254 ? 254 : 255);
+  const uint32_t bits = curve == Curve::bn254 ? ec::Bn254G1::scalar_bits : ec::Bls12_381G1::scalar_bits;
+  const msm::WindowPlan wp = msm::plan_windows(count, bits, 0, true);
   if (wp.windows > msm::kMaxCopies || count * wp.windows >= (size_t(1) << 31)) return {};
   return {wp.windows, wp.c};
 }

@@ -27,15 +27,17 @@ struct WindowPlan {
 };
 
 // Cost model in mixed additions: n·W bucket additions, 2 general additions (~1.3 mixed) per
-// bucket for the weighting, and the sort (~0.1 per entry and pass of 8 bits).
-inline WindowPlan plan_windows(size_t n, uint32_t bits, uint32_t c_override = 0) {
+// bucket for the weighting, and the sort (~0.1 per entry and pass of 8 bits). copied: every window
+// in one bucket set (window copies, below), so the weighting is paid once; c from 16 (copies pay
+// off only for large MSMs).
+inline WindowPlan plan_windows(size_t n, uint32_t bits, uint32_t c_override = 0, bool copied = false) {
   WindowPlan best;
   double best_cost = 0;
-  for (uint32_t c = 4; c <= 22; ++c) {
+  for (uint32_t c = copied ? 16 : 4; c <= 22; ++c) {
     if (c_override && c != c_override) continue;
     const uint32_t w = (bits + 1 + c - 1) / c;
     const double buckets = double(1u << (c - 1));
-    const double cost = double(n) * w * (1.0 + 0.1 * ((c + 7) / 8)) + 2.6 * buckets * w;
+    const double cost = double(n) * w * (1.0 + 0.1 * ((c + 7) / 8)) + 2.6 * buckets * (copied ? 1 : w);
     if (best.c == 0 || cost < best_cost) {
       best = {c, w, 1u << (c - 1)};
       best_cost = cost;
@@ -61,27 +63,11 @@ struct RegionLayout {
   PACER_HD uint32_t point(uint32_t w, size_t i) const { return uint32_t(size_t(w % copies) * stride + i); }
 };
 
-inline constexpr uint32_t kMaxCopies = 16;  // c >= 16 (plan_windows_copied): at most 16 windows
+inline constexpr uint32_t kMaxCopies = 16;  // c >= 16 (plan_windows, copied): at most 16 windows
 
 inline RegionLayout region_layout(uint32_t windows, uint32_t copies, size_t n, size_t stride) {
   if (copies < 1) copies = 1;
   return {copies, (windows + copies - 1) / copies, n, copies > 1 ? stride : n};
-}
-
-// The window size for an MSM of n points over a basis with every window copied (one region):
-// the same cost model with one bucket set; c from 16 (copies pay off only for large MSMs) to 22.
-inline WindowPlan plan_windows_copied(size_t n, uint32_t bits) {
-  WindowPlan best;
-  double best_cost = 0;
-  for (uint32_t c = 16; c <= 22; ++c) {
-    const uint32_t w = (bits + 1 + c - 1) / c;
-    const double cost = double(n) * w * (1.0 + 0.1 * ((c + 7) / 8)) + 2.6 * double(1u << (c - 1));
-    if (best.c == 0 || cost < best_cost) {
-      best = {c, w, 1u << (c - 1)};
-      best_cost = cost;
-    }
-  }
-  return best;
 }
 
 // Signed digit of window w (c <= 31) for a scalar of 8 little-endian 32-bit words: returns the

@@ -234,11 +234,8 @@ class MsmOpsImpl final : public detail::MsmOps {
   // Without copies: one region per window. With them: the basis's c, copies·n entries a region.
   P run_device(const A* points, size_t n, size_t stride, const WindowCopies& copies, detail::MsmScratch& sc,
                cudaStream_t s, detail::MsmStats* stats) {
-    WindowPlan wp = plan(n);
-    if (copies.copies > 1) {
-      const uint32_t c = copies.window_bits;
-      wp = {c, (Group::scalar_bits + c) / c, 1u << (c - 1)};
-    }
+    const WindowPlan wp =
+        copies.copies > 1 ? plan_windows(n, Group::scalar_bits, copies.window_bits, true) : plan(n);
     const RegionLayout lay = region_layout(wp.windows, copies.copies, n, stride);
     Event ev[5];
     ev[0].record(s);
