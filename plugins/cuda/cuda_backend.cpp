@@ -164,9 +164,10 @@ class CudaBackend final : public Backend {
   // Tuned kernels belong in every report; nothing when all are automatic.
   std::string kernels_note() const {
     const cuda::KernelConfig& k = opt_.kernels;
-    if (!k.msm_window_bits && !k.msm_chunk && !k.ntt_pass_bits && !k.ntt_log_cols) return {};
-    return fmt::format("; kernels: msm_window_bits {}, msm_chunk {}, ntt_pass_bits {}, ntt_log_cols {} (0 = automatic)",
-                       k.msm_window_bits, k.msm_chunk, k.ntt_pass_bits, k.ntt_log_cols);
+    if (!k.msm_window_bits && !k.msm_chunk && !k.msm_pieces && !k.ntt_pass_bits && !k.ntt_log_cols) return {};
+    return fmt::format(
+        "; kernels: msm_window_bits {}, msm_chunk {}, msm_pieces {}, ntt_pass_bits {}, ntt_log_cols {} (0 = automatic)",
+        k.msm_window_bits, k.msm_chunk, k.msm_pieces, k.ntt_pass_bits, k.ntt_log_cols);
   }
 
   // Runs fn on lane `lane`'s GPU state, sized for `key`, under the lane's lock. CUDA failures
@@ -400,6 +401,7 @@ Options options_from(const Params& params, const std::vector<cuda::DeviceInfo>& 
   };
   o.kernels.msm_window_bits = knob("msm_window_bits");
   o.kernels.msm_chunk = knob("msm_chunk");
+  o.kernels.msm_pieces = knob("msm_pieces");
   o.kernels.ntt_pass_bits = knob("ntt_pass_bits");
   o.kernels.ntt_log_cols = knob("ntt_log_cols");
   try {

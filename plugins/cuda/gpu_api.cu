@@ -50,6 +50,7 @@ void check_kernel_config(const KernelConfig& k) {
   };
   in("msm_window_bits", k.msm_window_bits, 4, 22);
   in("msm_chunk", k.msm_chunk, 2, 4096);
+  in("msm_pieces", k.msm_pieces, 1, 8);
   in("ntt_pass_bits", k.ntt_pass_bits, 1, 12);
   in("ntt_log_cols", k.ntt_log_cols, 1, 5);
 }
@@ -246,15 +247,16 @@ void Lane::msm(const ResidentPoints& points, const uint64_t* scalars, size_t cou
   if (!ops) ops = make_msm(m.curve, points.g2(), m.device, m.kernels);
   ops->reserve(m.scratch, count);
   m.start.record(m.stream);
-  if (count) CUDA_CHECK(cudaMemcpyAsync(m.scratch.scalars.get(), scalars, count * 32, cudaMemcpyHostToDevice, m.stream));
-  m.uploaded.record(m.stream);
   detail::MsmStats stats;
-  ops->run(points.impl().buf.get(), count, points.count(), points.copies(), m.scratch, m.stream, out_point, &stats);
+  ops->run(points.impl().buf.get(), count, points.count(), points.copies(), scalars, m.scratch, m.stream, m.up,
+           out_point, &stats);
   m.done.record(m.stream);
   m.done.sync();
-  m.msm_timing.upload_ms = m.uploaded.since(m.start);
-  m.msm_timing.compute_ms = m.done.since(m.uploaded);
   m.msm_timing.total_ms = m.done.since(m.start);
+  m.msm_timing.upload_ms = stats.upload_ms;
+  m.msm_timing.upload_wait_ms = stats.upload_wait_ms;
+  m.msm_timing.compute_ms = m.msm_timing.total_ms - stats.upload_wait_ms;
+  m.msm_timing.pieces = stats.pieces;
   m.msm_timing.window_bits = stats.c;
   m.msm_timing.windows = stats.windows;
   m.msm_timing.copies = stats.copies;

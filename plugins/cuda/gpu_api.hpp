@@ -51,6 +51,7 @@ std::string last_error();
 struct KernelConfig {
   unsigned msm_window_bits = 0;  // Pippenger window c: 4..22
   unsigned msm_chunk = 0;        // sorted digit entries per thread in the first bucket pass: 2..4096
+  unsigned msm_pieces = 0;       // scalar pieces whose copies overlap the bucket sums: 1..8
   unsigned ntt_pass_bits = 0;    // NTT stages per shared-memory pass: 1..12
   unsigned ntt_log_cols = 0;     // 1 + log2 of the tiles per block: 1..5
 };
@@ -100,10 +101,11 @@ std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, 
 
 // Where the time of the last call went (CUDA events; milliseconds).
 struct MsmTiming {
-  float upload_ms = 0;   // scalars host -> device
-  float compute_ms = 0;  // from the scalars on the device to the result on the host
-  float total_ms = 0;
-  unsigned window_bits = 0, windows = 0, copies = 1;
+  float upload_ms = 0;       // scalars host -> device, in pieces that overlap the sums
+  float upload_wait_ms = 0;  // of it, what the kernels waited for (not hidden)
+  float compute_ms = 0;      // total_ms - upload_wait_ms
+  float total_ms = 0;        // scalars on the host to the result on the host
+  unsigned window_bits = 0, windows = 0, copies = 1, pieces = 1;
   // Breakdown of compute_ms: digits, sort, bucket sums, bucket weighting, host finish.
   float digits_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0, finish_ms = 0;
 };

@@ -44,9 +44,12 @@ struct MsmScratch {
 };
 
 struct MsmStats {
-  uint32_t c = 0, windows = 0, levels = 0, partial_levels = 0, copies = 1;
-  // Milliseconds (CUDA events): digits, sort, bucket sums (all levels), weighting, host finish.
+  uint32_t c = 0, windows = 0, levels = 0, partial_levels = 0, copies = 1, pieces = 1;
+  // Milliseconds (CUDA events): digits, sort, bucket sums (all levels; summed over the scalar
+  // pieces), weighting, host finish; the scalars' copy (first byte to last) and how long the
+  // kernels waited for it (the part of the copy not hidden behind the sums).
   float digits_ms = 0, sort_ms = 0, accumulate_ms = 0, reduce_ms = 0, finish_ms = 0;
+  float upload_ms = 0, upload_wait_ms = 0;
 };
 
 class MsmOps {
@@ -54,11 +57,12 @@ class MsmOps {
   virtual ~MsmOps() = default;
   // Grows `scratch` for MSMs of up to n points.
   virtual void reserve(MsmScratch& scratch, size_t n) = 0;
-  // Σ k_i·P_i for device points (affine) and device scalars (4×64-bit standard form) already in
-  // scratch.scalars; writes the Jacobian result (X, Y, Z, Montgomery) to out (host). With window
-  // copies, copy j of point i is at points[j·stride + i] and the MSM uses the copies' c.
-  virtual void run(const void* points, size_t n, size_t stride, const WindowCopies& copies, MsmScratch& scratch,
-                   cudaStream_t s, void* out, MsmStats* stats) = 0;
+  // Σ k_i·P_i for device points (affine) and host scalars (4×64-bit standard form), copied into
+  // scratch.scalars on `up` in pieces that overlap the sums on `s` (pinned memory overlaps best);
+  // writes the Jacobian result (X, Y, Z, Montgomery) to out (host). With window copies, copy j of
+  // point i is at points[j·stride + i] and the MSM uses the copies' c.
+  virtual void run(const void* points, size_t n, size_t stride, const WindowCopies& copies, const void* host_scalars,
+                   MsmScratch& scratch, cudaStream_t s, cudaStream_t up, void* out, MsmStats* stats) = 0;
   // Fills copies 1.. of a basis of n points whose copy 0 is in place (G1 only; asynchronous on s).
   virtual void precompute(void* points, size_t n, const WindowCopies& copies, cudaStream_t s) = 0;
 };

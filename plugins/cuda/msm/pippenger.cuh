@@ -35,13 +35,26 @@ __global__ void digits_kernel(const uint32_t* __restrict__ scalars, uint32_t c, 
 __global__ void count_kernel(const uint32_t* __restrict__ keys, size_t region_len, uint32_t chunk,
                              uint32_t chunks_per_region, uint32_t regions, uint32_t* __restrict__ counts);
 
+// A finished bucket sum of one scalar piece: the first piece stores it, later ones add it to the
+// earlier pieces' sum (each bucket completes once a piece, and pieces run one after the other).
+template <class P>
+__device__ __forceinline__ void complete_bucket(P* bucket, const P& acc, bool merge) {
+  if (merge) {
+    P b = ld(bucket);
+    b.add(acc);
+    st(bucket, b);
+  } else {
+    st(bucket, acc);
+  }
+}
+
 // Level 1: chunks of one window's sorted (bucket, point) list; affine points, mixed additions.
 template <class F>
 __global__ void __launch_bounds__(kThreads) accumulate_points_kernel(
     const ec::affine_t<F>* __restrict__ points, const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
     uint32_t n, uint32_t chunk, uint32_t chunks_per_window, uint32_t windows, uint32_t buckets,
-    const uint32_t* __restrict__ offsets, ec::xyzz_t<F>* __restrict__ bucket_out, uint32_t* __restrict__ part_keys,
-    ec::xyzz_t<F>* __restrict__ part_vals) {
+    const uint32_t* __restrict__ offsets, bool merge, ec::xyzz_t<F>* __restrict__ bucket_out,
+    uint32_t* __restrict__ part_keys, ec::xyzz_t<F>* __restrict__ part_vals) {
   using P = ec::xyzz_t<F>;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= size_t(windows) * chunks_per_window) return;
@@ -58,7 +71,7 @@ __global__ void __launch_bounds__(kThreads) accumulate_points_kernel(
         if (v >> 31) p.y = -p.y;
         acc.add_affine(p);
       },
-      [&](uint32_t key, const P& acc) { st(bucket_out + key_base + key, acc); },
+      [&](uint32_t key, const P& acc) { complete_bucket(bucket_out + key_base + key, acc, merge); },
       [&](uint32_t slot, uint32_t key, const P& acc) {
         part_keys[base + slot] = key_base + key;
         st(part_vals + base + slot, acc);
@@ -69,8 +82,8 @@ __global__ void __launch_bounds__(kThreads) accumulate_points_kernel(
 template <class F>
 __global__ void __launch_bounds__(kThreads) accumulate_partials_kernel(
     const uint32_t* __restrict__ in_keys, const ec::xyzz_t<F>* __restrict__ in_vals, uint32_t count, uint32_t chunk,
-    const uint32_t* __restrict__ offsets, ec::xyzz_t<F>* __restrict__ bucket_out, uint32_t* __restrict__ out_keys,
-    ec::xyzz_t<F>* __restrict__ out_vals) {
+    const uint32_t* __restrict__ offsets, bool merge, ec::xyzz_t<F>* __restrict__ bucket_out,
+    uint32_t* __restrict__ out_keys, ec::xyzz_t<F>* __restrict__ out_vals) {
   using P = ec::xyzz_t<F>;
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t chunks = (size_t(count) + chunk - 1) / chunk;
@@ -79,7 +92,7 @@ __global__ void __launch_bounds__(kThreads) accumulate_partials_kernel(
   const uint32_t base = offsets[t];
   sum_chunk<P>(
       in_keys, begin, end, 0, count, [&](P& acc, size_t i) { acc.add(ld_ro(in_vals + i)); },
-      [&](uint32_t key, const P& acc) { st(bucket_out + key, acc); },
+      [&](uint32_t key, const P& acc) { complete_bucket(bucket_out + key, acc, merge); },
       [&](uint32_t slot, uint32_t key, const P& acc) {
         out_keys[base + slot] = key;
         st(out_vals + base + slot, acc);
@@ -151,10 +164,10 @@ class MsmOpsImpl final : public detail::MsmOps {
     reserve(sc, wp, region_layout(wp.windows, 1, n, n));
   }
 
-  void run(const void* points, size_t n, size_t stride, const WindowCopies& copies, detail::MsmScratch& sc,
-           cudaStream_t s, void* out, detail::MsmStats* stats) override {
+  void run(const void* points, size_t n, size_t stride, const WindowCopies& copies, const void* host_scalars,
+           detail::MsmScratch& sc, cudaStream_t s, cudaStream_t up, void* out, detail::MsmStats* stats) override {
     P result = P::inf();
-    if (n > 0) result = run_device(static_cast<const A*>(points), n, stride, copies, sc, s, stats);
+    if (n > 0) result = run_device(static_cast<const A*>(points), n, stride, copies, host_scalars, sc, s, up, stats);
     F X, Y, Z;
     result.to_jacobian(X, Y, Z);
     auto* o = static_cast<unsigned char*>(out);
@@ -232,79 +245,111 @@ class MsmOpsImpl final : public detail::MsmOps {
   WindowPlan plan(size_t n) const { return plan_windows(n, Group::scalar_bits, kernels_.msm_window_bits); }
 
   // Without copies: one region per window. With them: the basis's c, copies·n entries a region.
-  P run_device(const A* points, size_t n, size_t stride, const WindowCopies& copies, detail::MsmScratch& sc,
-               cudaStream_t s, detail::MsmStats* stats) {
+  // The scalars go up in pieces (logic.hpp, split_scalars); each piece is one pass of digits, sort
+  // and bucket sums into the same buckets, its copy overlapping the previous piece's pass.
+  P run_device(const A* points, size_t n, size_t stride, const WindowCopies& copies, const void* host_scalars,
+               detail::MsmScratch& sc, cudaStream_t s, cudaStream_t up, detail::MsmStats* stats) {
     const WindowPlan wp =
         copies.copies > 1 ? plan_windows(n, Group::scalar_bits, copies.window_bits, true) : plan(n);
-    const RegionLayout lay = region_layout(wp.windows, copies.copies, n, stride);
-    Event ev[5];
-    ev[0].record(s);
-    reserve(sc, wp, lay);
-    const uint32_t nn = uint32_t(lay.region_len()), W = lay.regions, B = wp.buckets;
-    const size_t entries = lay.entries();
+    const ScalarPieces pieces = split_scalars(n, kernels_.msm_pieces);
+    auto piece_layout = [&](uint32_t k) {
+      return region_layout(wp.windows, copies.copies, pieces.size(k), stride, pieces.begin[k]);
+    };
+    // Every buffer sized before the first copy or launch: growing one frees memory in use.
+    const RegionLayout whole = region_layout(wp.windows, copies.copies, n, stride);
+    reserve(sc, wp, whole);
+    for (uint32_t k = 0; k < pieces.count; ++k) reserve(sc, wp, piece_layout(k));
+    const uint32_t W = whole.regions, B = wp.buckets;
     uint32_t* keys = sc.keys.get<uint32_t>();
     uint32_t* vals = sc.vals.get<uint32_t>();
     uint32_t* skeys = sc.keys_alt.get<uint32_t>();
     uint32_t* svals = sc.vals_alt.get<uint32_t>();
+    auto* scalars = sc.scalars.get<unsigned char>();
+    const auto* host = static_cast<const unsigned char*>(host_scalars);
 
-    digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(sc.scalars.get<uint32_t>(), wp.c, wp.windows, lay, keys, vals);
-    CUDA_CHECK_LAUNCH();
-    ev[1].record(s);
-    size_t sort_bytes = 0;  // the reserve above sized it; a check costs nothing
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
-                                               (const uint32_t*)nullptr, (uint32_t*)nullptr, int(nn), 0, int(wp.c)));
-    if (sort_bytes > sc.cub_temp.bytes()) throw std::logic_error("pacer::cuda: MSM sort scratch too small");
-    for (uint32_t w = 0; w < W; ++w) {
-      size_t bytes = sc.cub_temp.bytes();
-      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * nn,
-                                                 skeys + size_t(w) * nn, vals + size_t(w) * nn, svals + size_t(w) * nn,
-                                                 int(nn), 0, int(wp.c), s));
-    }
-    ev[2].record(s);
+    Event start, uploaded[kMaxPieces], marks[kMaxPieces][5], reduced;
+    start.record(s);
+    CUDA_CHECK(cudaStreamWaitEvent(up, start, 0));  // the previous user of the scalar buffer is done
+    auto copy_piece = [&](uint32_t k) {
+      if (k >= pieces.count) return;
+      CUDA_CHECK(cudaMemcpyAsync(scalars + pieces.begin[k] * 32, host + pieces.begin[k] * 32, pieces.size(k) * 32,
+                                 cudaMemcpyHostToDevice, up));
+      uploaded[k].record(up);
+    };
+    copy_piece(0);
+    copy_piece(1);
     P* buckets = sc.buckets.get<P>();
     CUDA_CHECK(cudaMemsetAsync(buckets, 0, size_t(W) * B * sizeof(P), s));  // ZZ = 0: infinity
-
-    // Level 1 over the sorted digits, then levels over the partial sums until none is left.
-    const uint32_t chunk = first_chunk(entries);
-    const uint32_t cpw = uint32_t((size_t(nn) + chunk - 1) / chunk), chunks = W * cpw;
-    count_kernel<<<blocks_for(chunks, 256), 256, 0, s>>>(skeys, nn, chunk, cpw, W, sc.counts.get<uint32_t>());
-    CUDA_CHECK_LAUNCH();
-    scan_counts(sc, chunks, s);
-    Event copied(false);
-    copied.record(s);
-    uint32_t* pk_in = sc.part_keys_a.get<uint32_t>();
-    P* pv_in = sc.part_a.get<P>();
-    uint32_t* pk_out = sc.part_keys_b.get<uint32_t>();
-    P* pv_out = sc.part_b.get<P>();
-    accumulate_points_kernel<F><<<blocks_for(chunks, kThreads), kThreads, 0, s>>>(
-        points, skeys, svals, nn, chunk, cpw, W, B, sc.offsets.get<uint32_t>(), buckets, pk_in, pv_in);
-    CUDA_CHECK_LAUNCH();
-    copied.sync();
-    uint32_t pending = *sc.host_total.get<uint32_t>();
+    size_t sort_bytes = 0;  // the reserve above sized it; a check costs nothing
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                               (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                               int(piece_layout(pieces.count - 1).region_len()), 0, int(wp.c)));
+    if (sort_bytes > sc.cub_temp.bytes()) throw std::logic_error("pacer::cuda: MSM sort scratch too small");
     const size_t cap_a = sc.part_keys_a.bytes() / 4, cap_b = sc.part_keys_b.bytes() / 4;
-    if (pending > cap_a) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
-    int levels = 0;
-    while (pending > 0) {
-      if (++levels > kMaxPartialLevels) throw std::logic_error("pacer::cuda: MSM partial sums do not converge");
-      const uint32_t lchunks = (pending + kLaterChunk - 1) / kLaterChunk;
-      count_kernel<<<blocks_for(lchunks, 256), 256, 0, s>>>(pk_in, pending, kLaterChunk, lchunks, 1,
-                                                          sc.counts.get<uint32_t>());
+    uint32_t partial_levels = 0;
+    for (uint32_t k = 0; k < pieces.count; ++k) {
+      const RegionLayout lay = piece_layout(k);
+      const uint32_t nn = uint32_t(lay.region_len());
+      const bool merge = k > 0;
+      Event* ev = marks[k];
+      ev[0].record(s);
+      CUDA_CHECK(cudaStreamWaitEvent(s, uploaded[k], 0));
+      ev[1].record(s);  // ev[1] - ev[0]: the sums waited for this piece's scalars
+      digits_kernel<<<blocks_for(lay.n, 256), 256, 0, s>>>(
+          reinterpret_cast<const uint32_t*>(scalars + pieces.begin[k] * 32), wp.c, wp.windows, lay, keys, vals);
       CUDA_CHECK_LAUNCH();
-      scan_counts(sc, lchunks, s);
+      ev[2].record(s);
+      for (uint32_t w = 0; w < W; ++w) {
+        size_t bytes = sc.cub_temp.bytes();
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * nn,
+                                                   skeys + size_t(w) * nn, vals + size_t(w) * nn,
+                                                   svals + size_t(w) * nn, int(nn), 0, int(wp.c), s));
+      }
+      ev[3].record(s);
+
+      // Level 1 over the sorted digits, then levels over the partial sums until none is left.
+      const uint32_t chunk = first_chunk(lay.entries());
+      const uint32_t cpw = uint32_t((size_t(nn) + chunk - 1) / chunk), chunks = W * cpw;
+      count_kernel<<<blocks_for(chunks, 256), 256, 0, s>>>(skeys, nn, chunk, cpw, W, sc.counts.get<uint32_t>());
+      CUDA_CHECK_LAUNCH();
+      scan_counts(sc, chunks, s);
+      Event copied(false);
       copied.record(s);
-      accumulate_partials_kernel<F><<<blocks_for(lchunks, kThreads), kThreads, 0, s>>>(
-          pk_in, pv_in, pending, kLaterChunk, sc.offsets.get<uint32_t>(), buckets, pk_out, pv_out);
+      uint32_t* pk_in = sc.part_keys_a.get<uint32_t>();
+      P* pv_in = sc.part_a.get<P>();
+      uint32_t* pk_out = sc.part_keys_b.get<uint32_t>();
+      P* pv_out = sc.part_b.get<P>();
+      accumulate_points_kernel<F><<<blocks_for(chunks, kThreads), kThreads, 0, s>>>(
+          points, skeys, svals, nn, chunk, cpw, W, B, sc.offsets.get<uint32_t>(), merge, buckets, pk_in, pv_in);
       CUDA_CHECK_LAUNCH();
+      copy_piece(k + 2);  // queued here: from pageable memory the host stages it while piece k is summed
       copied.sync();
-      pending = *sc.host_total.get<uint32_t>();
-      const size_t cap_out = pk_out == sc.part_keys_a.get<uint32_t>() ? cap_a : cap_b;
-      if (pending > cap_out) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
-      std::swap(pk_in, pk_out);
-      std::swap(pv_in, pv_out);
+      uint32_t pending = *sc.host_total.get<uint32_t>();
+      if (pending > cap_a) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
+      int levels = 0;
+      while (pending > 0) {
+        if (++levels > kMaxPartialLevels) throw std::logic_error("pacer::cuda: MSM partial sums do not converge");
+        const uint32_t lchunks = (pending + kLaterChunk - 1) / kLaterChunk;
+        count_kernel<<<blocks_for(lchunks, 256), 256, 0, s>>>(pk_in, pending, kLaterChunk, lchunks, 1,
+                                                            sc.counts.get<uint32_t>());
+        CUDA_CHECK_LAUNCH();
+        scan_counts(sc, lchunks, s);
+        copied.record(s);
+        accumulate_partials_kernel<F><<<blocks_for(lchunks, kThreads), kThreads, 0, s>>>(
+            pk_in, pv_in, pending, kLaterChunk, sc.offsets.get<uint32_t>(), merge, buckets, pk_out, pv_out);
+        CUDA_CHECK_LAUNCH();
+        copied.sync();
+        pending = *sc.host_total.get<uint32_t>();
+        const size_t cap_out = pk_out == sc.part_keys_a.get<uint32_t>() ? cap_a : cap_b;
+        if (pending > cap_out) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
+        std::swap(pk_in, pk_out);
+        std::swap(pv_in, pv_out);
+      }
+      partial_levels = std::max(partial_levels, uint32_t(levels));
+      ev[4].record(s);
     }
 
     // Bucket weighting levels on the device, the last values per window on the host.
-    ev[3].record(s);
     const ReducePlan rp = plan_reduce(B, W);
     const P* r_cur = buckets;
     const P* x_cur = nullptr;
@@ -328,18 +373,25 @@ class MsmOpsImpl final : public detail::MsmOps {
     std::vector<P> r_host(size_t(W) * m), x_host(x_cur ? size_t(W) * m : 0);
     CUDA_CHECK(cudaMemcpyAsync(r_host.data(), r_cur, r_host.size() * sizeof(P), cudaMemcpyDeviceToHost, s));
     if (x_cur) CUDA_CHECK(cudaMemcpyAsync(x_host.data(), x_cur, x_host.size() * sizeof(P), cudaMemcpyDeviceToHost, s));
-    ev[4].record(s);
+    reduced.record(s);
     CUDA_CHECK(cudaStreamSynchronize(s));
     const double t0 = now_ms();
     // Region r holds windows r·copies..: consecutive regions are c·copies bits apart.
-    const P result = finish_windows(r_host.data(), x_cur ? x_host.data() : nullptr, W, m, scale_log2, wp.c * lay.copies);
+    const P result = finish_windows(r_host.data(), x_cur ? x_host.data() : nullptr, W, m, scale_log2, wp.c * whole.copies);
     if (stats) {
-      *stats = {wp.c, wp.windows, rp.levels, uint32_t(levels)};
-      stats->copies = lay.copies;
-      stats->digits_ms = ev[1].since(ev[0]);
-      stats->sort_ms = ev[2].since(ev[1]);
-      stats->accumulate_ms = ev[3].since(ev[2]);
-      stats->reduce_ms = ev[4].since(ev[3]);
+      *stats = {wp.c, wp.windows, rp.levels, partial_levels};
+      stats->copies = whole.copies;
+      stats->pieces = pieces.count;
+      stats->digits_ms = stats->sort_ms = stats->accumulate_ms = stats->upload_wait_ms = 0;
+      for (uint32_t k = 0; k < pieces.count; ++k) {
+        const Event* ev = marks[k];
+        stats->upload_wait_ms += ev[1].since(ev[0]);
+        stats->digits_ms += ev[2].since(ev[1]);
+        stats->sort_ms += ev[3].since(ev[2]);
+        stats->accumulate_ms += ev[4].since(ev[3]);
+      }
+      stats->upload_ms = uploaded[pieces.count - 1].since(start);
+      stats->reduce_ms = reduced.since(marks[pieces.count - 1][4]);
       stats->finish_ms = float(now_ms() - t0);
     }
     return result;

@@ -1,7 +1,7 @@
 // pacer_cuda_selftest: correctness of the CUDA kernels against the framework's CPU math, then
 // benchmarks. Exit 0 when everything passed (or no device: the host checks still run), 1 on a
 // failed check. Options: --quick (no benchmarks), --no-host, --seed N, --max-log K (largest
-// benchmark size 2^K, default 24); --msm-window-bits, --msm-chunk, --ntt-pass-bits, --ntt-log-cols N
+// benchmark size 2^K, default 24); --msm-window-bits, --msm-chunk, --msm-pieces, --ntt-pass-bits, --ntt-log-cols N
 // tune the benchmarks' kernels (cuda::KernelConfig; the correctness checks use the defaults).
 #include <algorithm>
 #include <chrono>
@@ -204,7 +204,11 @@ void check_msm_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
   if (g_opt.small) max_n = std::min<size_t>(max_n, 1 << 13);
   MsmFixture<Curve, Group> fx(dev, max_n, rng.next(), g, pool);
   cu::Lane lane(dev, cu_curve<Curve>(), 0, 1 << 16);
+  // Scalars forced into 5 pieces (the automatic split uses one below 2^17 points): every piece
+  // after the first adds into buckets the earlier ones filled.
+  cu::Lane pieced(dev, cu_curve<Curve>(), 0, 1 << 16, cu::KernelConfig{.msm_pieces = 5});
   size_t bad_naive = 0, bad_cpu = 0, bad_id = 0, runs_naive = 0, runs_cpu = 0, runs_id = 0;
+  size_t bad_pieces = 0, runs_pieces = 0;
   auto scalars = [&](size_t n, int dist) {
     std::vector<Fr256> s(n);
     Fr256 rm1 = Curve::Fr::P;
@@ -235,9 +239,13 @@ void check_msm_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
       const auto ref = pm::detail::small_msm<Group>(std::span(fx.base).first(n), s, 256);
       bad_naive += run_msm<Curve, Group>(lane, *fx.resident, s, n) != ref;
       ++runs_naive;
+      bad_pieces += run_msm<Curve, Group>(pieced, *fx.resident, s, n) != ref;
+      ++runs_pieces;
       if (copied_small) {
         bad_copies += run_msm<Curve, Group>(lane, *copied_small, s, n) != ref;
+        bad_pieces += run_msm<Curve, Group>(pieced, *copied_small, s, n) != ref;
         ++runs_copies;
+        ++runs_pieces;
       }
     }
   }
@@ -248,6 +256,8 @@ void check_msm_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
       const auto ref = pm::msm<Group>(std::span<const pm::Affine<Group>>(fx.base).first(n), s, &pool, kCpuOracle);
       bad_cpu += run_msm<Curve, Group>(lane, *fx.resident, s, n) != ref;
       ++runs_cpu;
+      bad_pieces += run_msm<Curve, Group>(pieced, *fx.resident, s, n) != ref;
+      ++runs_pieces;
     }
   }
   for (size_t n = size_t(1) << 17; n <= max_n; n <<= 2) {
@@ -265,6 +275,8 @@ void check_msm_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& p
   report.check(bad_naive == 0, name + ": MSM = naive sum (" + std::to_string(runs_naive) +
                                    " runs, n = 1..1000; random/ones/zeros/r-1/all-zero scalars)");
   report.check(bad_cpu == 0, name + ": MSM = framework CPU msm (" + std::to_string(runs_cpu) + " runs, n = 2^10..2^16)");
+  report.check(bad_pieces == 0, name + ": MSM with the scalars in 5 pieces = the same sums (" +
+                                    std::to_string(runs_pieces) + " runs, n = 1..2^16)");
   if (runs_id)
     report.check(bad_id == 0, name + ": MSM = (Σ s_i·k_i)·G for P_i = k_i·G (" + std::to_string(runs_id) +
                                   " runs, n = 2^17..2^" + std::to_string(63 - __builtin_clzll(max_n)) + ")");
@@ -360,7 +372,7 @@ void bench_msm(int dev, Rng& rng, pacer::ThreadPool& pool, Report& report, const
   // One size over one resident basis: plain, or with window copies (their c, not the lane's).
   auto measure = [&](unsigned lg, const cu::ResidentPoints& pts, const std::string& tag) {
     const size_t n = size_t(1) << lg;
-    std::vector<double> total, upload, compute, digits, sort, acc, red, fin;
+    std::vector<double> total, upload, wait, compute, digits, sort, acc, red, fin;
     std::vector<uint8_t> out(3 * pm::field_bytes<typename Group::Field>());
     for (int r = 0; r <= reps; ++r) {
       lane.msm(pts, reinterpret_cast<const uint64_t*>(pinned), n, out.data());
@@ -372,6 +384,7 @@ void bench_msm(int dev, Rng& rng, pacer::ThreadPool& pool, Report& report, const
       const auto& t = lane.last_msm_timing();
       total.push_back(t.total_ms);
       upload.push_back(t.upload_ms);
+      wait.push_back(t.upload_wait_ms);
       compute.push_back(t.compute_ms);
       digits.push_back(t.digits_ms);
       sort.push_back(t.sort_ms);
@@ -382,9 +395,11 @@ void bench_msm(int dev, Rng& rng, pacer::ThreadPool& pool, Report& report, const
     const auto& t = lane.last_msm_timing();
     summarize(tag + " total", total,
               "(c=" + std::to_string(t.window_bits) + ", " + std::to_string(t.windows) + " windows" +
-                  (t.copies > 1 ? ", " + std::to_string(t.copies) + " copies)" : ")"));
-    summarize(tag + "   scalar upload (pinned)", upload);
-    summarize(tag + "   on device", compute);
+                  (t.copies > 1 ? ", " + std::to_string(t.copies) + " copies" : "") + ", " +
+                  std::to_string(t.pieces) + (t.pieces > 1 ? " scalar pieces)" : " scalar piece)"));
+    summarize(tag + "   scalar upload (pinned, overlaps the sums)", upload);
+    summarize(tag + "   waiting for scalars", wait);
+    summarize(tag + "   computing (total - waiting)", compute);
     summarize(tag + "     digits", digits);
     summarize(tag + "     sort (CUB, per region)", sort);
     summarize(tag + "     bucket sums", acc);
@@ -475,6 +490,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-log" && i + 1 < argc) opt.max_log = unsigned(std::atoi(argv[++i]));
     else if (a == "--msm-window-bits" && i + 1 < argc) opt.kernels.msm_window_bits = unsigned(std::atoi(argv[++i]));
     else if (a == "--msm-chunk" && i + 1 < argc) opt.kernels.msm_chunk = unsigned(std::atoi(argv[++i]));
+    else if (a == "--msm-pieces" && i + 1 < argc) opt.kernels.msm_pieces = unsigned(std::atoi(argv[++i]));
     else if (a == "--ntt-pass-bits" && i + 1 < argc) opt.kernels.ntt_pass_bits = unsigned(std::atoi(argv[++i]));
     else if (a == "--ntt-log-cols" && i + 1 < argc) opt.kernels.ntt_log_cols = unsigned(std::atoi(argv[++i]));
     else if (a == "--only" && i + 1 < argc) {
@@ -487,7 +503,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--no-host] [--bench-only] [--small] [--seed N] [--max-log K] [--only P,Q]\n"
-                   "       [--msm-window-bits C] [--msm-chunk N] [--ntt-pass-bits K] [--ntt-log-cols N]\n"
+                   "       [--msm-window-bits C] [--msm-chunk N] [--msm-pieces N] [--ntt-pass-bits K] [--ntt-log-cols N]\n"
                    "phases: host field ntt msm-bn254-g1 msm-bls-g1 msm-bn254-g2 msm-bls-g2 lanes errors\n"
                    "        bench-field bench-ntt bench-msm-bn254 bench-msm-bls bench-g2 tune-ntt tune-msm\n",
                    argv[0]);

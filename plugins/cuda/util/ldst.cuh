@@ -68,6 +68,10 @@ __device__ __forceinline__ ec::xyzz_t<F> ld_ro(const ec::xyzz_t<F>* p) {
   return {ld_ro(&p->X), ld_ro(&p->Y), ld_ro(&p->ZZ), ld_ro(&p->ZZZ)};
 }
 template <class F>
+__device__ __forceinline__ ec::xyzz_t<F> ld(const ec::xyzz_t<F>* p) {
+  return {ld(&p->X), ld(&p->Y), ld(&p->ZZ), ld(&p->ZZZ)};
+}
+template <class F>
 __device__ __forceinline__ void st(ec::xyzz_t<F>* p, const ec::xyzz_t<F>& x) {
   st(&p->X, x.X);
   st(&p->Y, x.Y);
