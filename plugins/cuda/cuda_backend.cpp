@@ -253,10 +253,11 @@ class CudaBackend final : public Backend {
         copies[b] = cuda::plan_window_copies(curve, false, g1_sections[b].first.size() / point_bytes<G1>());
         copies_bytes += uint64_t(copies[b].copies - 1) * g1_sections[b].first.size();
       }
-      // Room for the lanes' scratch too (made at the first proof): ~400 bytes a point per lane
-      // (digit keys and values of every window, scalars, compute_h's a/b/c, buckets).
+      // Room for the lanes' scratch too (made at the first proof): ~480 bytes a point per lane
+      // (digit keys and values of every window, scalars, compute_h's a/b/c, buckets and the
+      // scalar pieces' second bucket array).
       const uint64_t lanes_bytes =
-          uint64_t(opt_.lanes_per_device) * 400 * std::max<uint64_t>(pk.n_vars, pk.domain_size);
+          uint64_t(opt_.lanes_per_device) * 480 * std::max<uint64_t>(pk.n_vars, pk.domain_size);
       uint64_t room = UINT64_MAX;
       for (size_t slot = 0; slot < opt_.devices.size(); ++slot) {
         const uint64_t held = key_bytes_->load() + lanes_bytes, limit = vram_limit(slot);

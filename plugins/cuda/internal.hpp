@@ -33,13 +33,14 @@ std::unique_ptr<NttOps> make_ntt_ops_bls12_381(int device, const KernelConfig& k
 
 // Scratch of one lane's MSMs; grown on demand, kept between calls.
 struct MsmScratch {
-  DeviceBuffer scalars, keys, vals, keys_alt, vals_alt, buckets, part_a, part_b, part_keys_a, part_keys_b, counts,
-      offsets, reduce_a, reduce_b, cub_temp;
+  // buckets_alt: the bucket sums of a scalar piece after the first (pippenger.cuh).
+  DeviceBuffer scalars, keys, vals, keys_alt, vals_alt, buckets, buckets_alt, part_a, part_b, part_keys_a,
+      part_keys_b, counts, offsets, reduce_a, reduce_b, cub_temp;
   PinnedBuffer host_total{sizeof(uint32_t) * 4};
   size_t total_bytes() const {
     return scalars.bytes() + keys.bytes() + vals.bytes() + keys_alt.bytes() + vals_alt.bytes() + buckets.bytes() +
-           part_a.bytes() + part_b.bytes() + part_keys_a.bytes() + part_keys_b.bytes() + counts.bytes() +
-           offsets.bytes() + reduce_a.bytes() + reduce_b.bytes() + cub_temp.bytes();
+           buckets_alt.bytes() + part_a.bytes() + part_b.bytes() + part_keys_a.bytes() + part_keys_b.bytes() +
+           counts.bytes() + offsets.bytes() + reduce_a.bytes() + reduce_b.bytes() + cub_temp.bytes();
   }
 };
 
