@@ -74,8 +74,8 @@ inline RegionLayout region_layout(uint32_t windows, uint32_t copies, size_t n, s
 
 // Scalar pieces: the scalars go to the device in pieces, and piece k+1 is copied while piece k's
 // digits are sorted and summed into the buckets (the upload of 2^24 scalars, 9.8 ms at ~52 GB/s on
-// the H200, is a sixth of a BN254 MSM). Every piece after the first adds its sums into the
-// buckets: one general addition a bucket it touches. Piece k+1 is `growth` times piece k, so that
+// the H200, is a sixth of a BN254 MSM). Every piece after the first sums into a second bucket
+// array that a kernel then adds into the first: one general addition a bucket. Piece k+1 is `growth` times piece k, so that
 // its copy ends before piece k's sums (a point's sums cost ~2.7 ns for BN254 with window copies at
 // 2^24, 5.7 for BLS12-381, against ~0.6 ns to copy its scalar): only the first, smallest piece's
 // copy stays exposed.
@@ -88,9 +88,11 @@ struct ScalarPieces {
   size_t size(uint32_t k) const { return begin[k + 1] - begin[k]; }
 };
 
-// pieces = 0: by size (one below 2^17 points, where launches would cost more than the copy hides).
+// pieces = 0: by size, as measured on an H100 (docs/benchmarks.md, 2026-12-06): two from 2^22
+// points, one below, where merging a piece's buckets costs more than its copy hides (2^20: 6.24
+// ms in one piece, 6.81 in two, 7.48 in three); three pieces gained nothing over two at 2^24.
 inline ScalarPieces split_scalars(size_t n, uint32_t pieces, uint32_t growth = kPieceGrowth) {
-  if (pieces == 0) pieces = n >= (size_t(1) << 20) ? 3 : n >= (size_t(1) << 17) ? 2 : 1;
+  if (pieces == 0) pieces = n >= (size_t(1) << 22) ? 2 : 1;
   pieces = pieces > kMaxPieces ? kMaxPieces : pieces;
   for (;; --pieces) {
     ScalarPieces p;
