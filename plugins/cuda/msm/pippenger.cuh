@@ -247,9 +247,77 @@ class MsmOpsImpl final : public detail::MsmOps {
 
   WindowPlan plan(size_t n) const { return plan_windows(n, Group::scalar_bits, kernels_.msm_window_bits); }
 
+  // Events of one scalar piece: its copy done; its pass begun, its scalars in, digits, sorted, summed.
+  struct PieceEvents {
+    Event uploaded, begin, scalars_in, digits, sorted, summed;
+  };
+
+  // One scalar piece's pass: digits, a sort per region, level 1 over the sorted digits into
+  // `into`, then levels over the partial sums until none is left. Returns the partial levels;
+  // `level1_queued` runs once level 1 is queued.
+  template <class OnLevel1Queued>
+  uint32_t sum_piece(const A* points, const WindowPlan& wp, const RegionLayout& lay, const uint32_t* piece_scalars,
+                     P* into, detail::MsmScratch& sc, cudaStream_t s, PieceEvents& e, OnLevel1Queued level1_queued) {
+    const uint32_t W = lay.regions, B = wp.buckets, nn = uint32_t(lay.region_len());
+    uint32_t* keys = sc.keys.get<uint32_t>();
+    uint32_t* vals = sc.vals.get<uint32_t>();
+    uint32_t* skeys = sc.keys_alt.get<uint32_t>();
+    uint32_t* svals = sc.vals_alt.get<uint32_t>();
+    digits_kernel<<<blocks_for(lay.n, 256), 256, 0, s>>>(piece_scalars, wp.c, wp.windows, lay, keys, vals);
+    CUDA_CHECK_LAUNCH();
+    e.digits.record(s);
+    for (uint32_t w = 0; w < W; ++w) {
+      size_t bytes = sc.cub_temp.bytes();
+      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * nn,
+                                                 skeys + size_t(w) * nn, vals + size_t(w) * nn,
+                                                 svals + size_t(w) * nn, int(nn), 0, int(wp.c), s));
+    }
+    e.sorted.record(s);
+
+    const uint32_t chunk = first_chunk(lay.entries());
+    const uint32_t cpw = uint32_t((size_t(nn) + chunk - 1) / chunk), chunks = W * cpw;
+    count_kernel<<<blocks_for(chunks, 256), 256, 0, s>>>(skeys, nn, chunk, cpw, W, sc.counts.get<uint32_t>());
+    CUDA_CHECK_LAUNCH();
+    scan_counts(sc, chunks, s);
+    Event copied(false);
+    copied.record(s);
+    uint32_t* pk_in = sc.part_keys_a.get<uint32_t>();
+    P* pv_in = sc.part_a.get<P>();
+    uint32_t* pk_out = sc.part_keys_b.get<uint32_t>();
+    P* pv_out = sc.part_b.get<P>();
+    accumulate_points_kernel<F><<<blocks_for(chunks, kThreads), kThreads, 0, s>>>(
+        points, skeys, svals, nn, chunk, cpw, W, B, sc.offsets.get<uint32_t>(), into, pk_in, pv_in);
+    CUDA_CHECK_LAUNCH();
+    level1_queued();
+    const size_t cap_a = sc.part_keys_a.bytes() / 4, cap_b = sc.part_keys_b.bytes() / 4;
+    copied.sync();
+    uint32_t pending = *sc.host_total.get<uint32_t>();
+    if (pending > cap_a) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
+    uint32_t levels = 0;
+    while (pending > 0) {
+      if (++levels > kMaxPartialLevels) throw std::logic_error("pacer::cuda: MSM partial sums do not converge");
+      const uint32_t lchunks = (pending + kLaterChunk - 1) / kLaterChunk;
+      count_kernel<<<blocks_for(lchunks, 256), 256, 0, s>>>(pk_in, pending, kLaterChunk, lchunks, 1,
+                                                          sc.counts.get<uint32_t>());
+      CUDA_CHECK_LAUNCH();
+      scan_counts(sc, lchunks, s);
+      copied.record(s);
+      accumulate_partials_kernel<F><<<blocks_for(lchunks, kThreads), kThreads, 0, s>>>(
+          pk_in, pv_in, pending, kLaterChunk, sc.offsets.get<uint32_t>(), into, pk_out, pv_out);
+      CUDA_CHECK_LAUNCH();
+      copied.sync();
+      pending = *sc.host_total.get<uint32_t>();
+      const size_t cap_out = pk_out == sc.part_keys_a.get<uint32_t>() ? cap_a : cap_b;
+      if (pending > cap_out) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
+      std::swap(pk_in, pk_out);
+      std::swap(pv_in, pv_out);
+    }
+    return levels;
+  }
+
   // Without copies: one region per window. With them: the basis's c, copies·n entries a region.
-  // The scalars go up in pieces (logic.hpp, split_scalars); each piece is one pass of digits, sort
-  // and bucket sums into the same buckets, its copy overlapping the previous piece's pass.
+  // The scalars go up in pieces (logic.hpp, split_scalars); each piece is one pass (sum_piece)
+  // into the same buckets, its copy overlapping the previous piece's pass.
   P run_device(const A* points, size_t n, size_t stride, const WindowCopies& copies, const void* host_scalars,
                detail::MsmScratch& sc, cudaStream_t s, cudaStream_t up, detail::MsmStats* stats) {
     const WindowPlan wp =
@@ -264,26 +332,28 @@ class MsmOpsImpl final : public detail::MsmOps {
     for (uint32_t k = 0; k < pieces.count; ++k) reserve(sc, wp, piece_layout(k));
     if (pieces.count > 1)
       sc.buckets_alt.reserve(size_t(whole.regions) * wp.buckets * sizeof(P), "MSM piece buckets", device_);
-    const uint32_t W = whole.regions, B = wp.buckets;
-    uint32_t* keys = sc.keys.get<uint32_t>();
-    uint32_t* vals = sc.vals.get<uint32_t>();
-    uint32_t* skeys = sc.keys_alt.get<uint32_t>();
-    uint32_t* svals = sc.vals_alt.get<uint32_t>();
+    size_t sort_bytes = 0;  // the reserves above sized it; a check costs nothing
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                               (const uint32_t*)nullptr, (uint32_t*)nullptr,
+                                               int(piece_layout(pieces.count - 1).region_len()), 0, int(wp.c)));
+    if (sort_bytes > sc.cub_temp.bytes()) throw std::logic_error("pacer::cuda: MSM sort scratch too small");
     auto* scalars = sc.scalars.get<unsigned char>();
     const auto* host = static_cast<const unsigned char*>(host_scalars);
 
-    Event start, uploaded[kMaxPieces], marks[kMaxPieces][5], reduced;
+    Event start, reduced;
+    std::vector<PieceEvents> ev(pieces.count);
     start.record(s);
     CUDA_CHECK(cudaStreamWaitEvent(up, start, 0));  // the previous user of the scalar buffer is done
     auto copy_piece = [&](uint32_t k) {
       if (k >= pieces.count) return;
       CUDA_CHECK(cudaMemcpyAsync(scalars + pieces.begin[k] * 32, host + pieces.begin[k] * 32, pieces.size(k) * 32,
                                  cudaMemcpyHostToDevice, up));
-      uploaded[k].record(up);
+      ev[k].uploaded.record(up);
     };
     copy_piece(0);
     copy_piece(1);
     P* buckets = sc.buckets.get<P>();
+    const uint32_t W = whole.regions, B = wp.buckets;
     const size_t bucket_count = size_t(W) * B;
     CUDA_CHECK(cudaMemsetAsync(buckets, 0, bucket_count * sizeof(P), s));  // ZZ = 0: infinity
     // Pieces after the first sum into their own buckets, merged after each (merge_buckets_kernel).
@@ -292,77 +362,23 @@ class MsmOpsImpl final : public detail::MsmOps {
       later = sc.buckets_alt.get<P>();
       CUDA_CHECK(cudaMemsetAsync(later, 0, bucket_count * sizeof(P), s));
     }
-    size_t sort_bytes = 0;  // the reserve above sized it; a check costs nothing
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t*)nullptr, (uint32_t*)nullptr,
-                                               (const uint32_t*)nullptr, (uint32_t*)nullptr,
-                                               int(piece_layout(pieces.count - 1).region_len()), 0, int(wp.c)));
-    if (sort_bytes > sc.cub_temp.bytes()) throw std::logic_error("pacer::cuda: MSM sort scratch too small");
-    const size_t cap_a = sc.part_keys_a.bytes() / 4, cap_b = sc.part_keys_b.bytes() / 4;
     uint32_t partial_levels = 0;
     for (uint32_t k = 0; k < pieces.count; ++k) {
-      const RegionLayout lay = piece_layout(k);
-      const uint32_t nn = uint32_t(lay.region_len());
-      P* into = k == 0 ? buckets : later;
-      Event* ev = marks[k];
-      ev[0].record(s);
-      CUDA_CHECK(cudaStreamWaitEvent(s, uploaded[k], 0));
-      ev[1].record(s);  // ev[1] - ev[0]: the sums waited for this piece's scalars
-      digits_kernel<<<blocks_for(lay.n, 256), 256, 0, s>>>(
-          reinterpret_cast<const uint32_t*>(scalars + pieces.begin[k] * 32), wp.c, wp.windows, lay, keys, vals);
-      CUDA_CHECK_LAUNCH();
-      ev[2].record(s);
-      for (uint32_t w = 0; w < W; ++w) {
-        size_t bytes = sc.cub_temp.bytes();
-        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sc.cub_temp.get(), bytes, keys + size_t(w) * nn,
-                                                   skeys + size_t(w) * nn, vals + size_t(w) * nn,
-                                                   svals + size_t(w) * nn, int(nn), 0, int(wp.c), s));
-      }
-      ev[3].record(s);
-
-      // Level 1 over the sorted digits, then levels over the partial sums until none is left.
-      const uint32_t chunk = first_chunk(lay.entries());
-      const uint32_t cpw = uint32_t((size_t(nn) + chunk - 1) / chunk), chunks = W * cpw;
-      count_kernel<<<blocks_for(chunks, 256), 256, 0, s>>>(skeys, nn, chunk, cpw, W, sc.counts.get<uint32_t>());
-      CUDA_CHECK_LAUNCH();
-      scan_counts(sc, chunks, s);
-      Event copied(false);
-      copied.record(s);
-      uint32_t* pk_in = sc.part_keys_a.get<uint32_t>();
-      P* pv_in = sc.part_a.get<P>();
-      uint32_t* pk_out = sc.part_keys_b.get<uint32_t>();
-      P* pv_out = sc.part_b.get<P>();
-      accumulate_points_kernel<F><<<blocks_for(chunks, kThreads), kThreads, 0, s>>>(
-          points, skeys, svals, nn, chunk, cpw, W, B, sc.offsets.get<uint32_t>(), into, pk_in, pv_in);
-      CUDA_CHECK_LAUNCH();
-      copy_piece(k + 2);  // queued here: from pageable memory the host stages it while piece k is summed
-      copied.sync();
-      uint32_t pending = *sc.host_total.get<uint32_t>();
-      if (pending > cap_a) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
-      int levels = 0;
-      while (pending > 0) {
-        if (++levels > kMaxPartialLevels) throw std::logic_error("pacer::cuda: MSM partial sums do not converge");
-        const uint32_t lchunks = (pending + kLaterChunk - 1) / kLaterChunk;
-        count_kernel<<<blocks_for(lchunks, 256), 256, 0, s>>>(pk_in, pending, kLaterChunk, lchunks, 1,
-                                                            sc.counts.get<uint32_t>());
-        CUDA_CHECK_LAUNCH();
-        scan_counts(sc, lchunks, s);
-        copied.record(s);
-        accumulate_partials_kernel<F><<<blocks_for(lchunks, kThreads), kThreads, 0, s>>>(
-            pk_in, pv_in, pending, kLaterChunk, sc.offsets.get<uint32_t>(), into, pk_out, pv_out);
-        CUDA_CHECK_LAUNCH();
-        copied.sync();
-        pending = *sc.host_total.get<uint32_t>();
-        const size_t cap_out = pk_out == sc.part_keys_a.get<uint32_t>() ? cap_a : cap_b;
-        if (pending > cap_out) throw std::logic_error("pacer::cuda: MSM partial sums overflow their buffer");
-        std::swap(pk_in, pk_out);
-        std::swap(pv_in, pv_out);
-      }
-      partial_levels = std::max(partial_levels, uint32_t(levels));
+      PieceEvents& e = ev[k];
+      e.begin.record(s);
+      CUDA_CHECK(cudaStreamWaitEvent(s, e.uploaded, 0));
+      e.scalars_in.record(s);  // scalars_in - begin: the sums waited for this piece's scalars
+      const uint32_t* piece_scalars = reinterpret_cast<const uint32_t*>(scalars + pieces.begin[k] * 32);
+      // Piece k+2 is queued once piece k's sums are: from pageable memory the host stages it
+      // while the GPU sums.
+      const uint32_t levels = sum_piece(points, wp, piece_layout(k), piece_scalars, k == 0 ? buckets : later, sc, s, e,
+                                        [&] { copy_piece(k + 2); });
+      partial_levels = std::max(partial_levels, levels);
       if (k > 0) {
         merge_buckets_kernel<P><<<blocks_for(bucket_count, 128), 128, 0, s>>>(buckets, later, bucket_count);
         CUDA_CHECK_LAUNCH();
       }
-      ev[4].record(s);
+      e.summed.record(s);
     }
 
     // Bucket weighting levels on the device, the last values per window on the host.
@@ -393,21 +409,21 @@ class MsmOpsImpl final : public detail::MsmOps {
     CUDA_CHECK(cudaStreamSynchronize(s));
     const double t0 = now_ms();
     // Region r holds windows r·copies..: consecutive regions are c·copies bits apart.
-    const P result = finish_windows(r_host.data(), x_cur ? x_host.data() : nullptr, W, m, scale_log2, wp.c * whole.copies);
+    const P result =
+        finish_windows(r_host.data(), x_cur ? x_host.data() : nullptr, W, m, scale_log2, wp.c * whole.copies);
     if (stats) {
       *stats = {wp.c, wp.windows, rp.levels, partial_levels};
       stats->copies = whole.copies;
       stats->pieces = pieces.count;
       stats->digits_ms = stats->sort_ms = stats->accumulate_ms = stats->upload_wait_ms = 0;
-      for (uint32_t k = 0; k < pieces.count; ++k) {
-        const Event* ev = marks[k];
-        stats->upload_wait_ms += ev[1].since(ev[0]);
-        stats->digits_ms += ev[2].since(ev[1]);
-        stats->sort_ms += ev[3].since(ev[2]);
-        stats->accumulate_ms += ev[4].since(ev[3]);
+      for (const PieceEvents& e : ev) {
+        stats->upload_wait_ms += e.scalars_in.since(e.begin);
+        stats->digits_ms += e.digits.since(e.scalars_in);
+        stats->sort_ms += e.sorted.since(e.digits);
+        stats->accumulate_ms += e.summed.since(e.sorted);
       }
-      stats->upload_ms = uploaded[pieces.count - 1].since(start);
-      stats->reduce_ms = reduced.since(marks[pieces.count - 1][4]);
+      stats->upload_ms = ev.back().uploaded.since(start);
+      stats->reduce_ms = reduced.since(ev.back().summed);
       stats->finish_ms = float(now_ms() - t0);
     }
     return result;

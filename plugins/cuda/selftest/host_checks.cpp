@@ -224,8 +224,90 @@ void check_ntt(Report& report, Rng& rng, const std::string& name) {
 }
 
 // --- MSM ----------------------------------------------------------------------------------------
-// The device pipeline on the host: digits placed by the region layout, sort, chunked sums with
-// partial levels (tiny chunks, so that buckets cross many chunk boundaries), grouped weighting,
+// One scalar piece's pass on the host, as the device's sum_piece: digits placed by the region
+// layout, a sort per region, chunked level-1 sums (tiny chunks, so that buckets cross many chunk
+// boundaries) and partial levels, into `into`. Throws where a bucket completes twice.
+template <class Pt, class MA>
+void sim_sum_piece(const std::vector<MA>& points, const std::vector<Fr256>& scalars, const msm::WindowPlan& wp,
+                   const msm::RegionLayout& lay, uint32_t chunk1, uint32_t chunk2, std::vector<Pt>& into) {
+  const uint32_t W = lay.regions, B = wp.buckets;
+  const size_t len = lay.region_len();
+  std::vector<uint32_t> keys(lay.entries(), 0), vals(lay.entries(), 0);
+  for (size_t i = 0; i < lay.n; ++i) {
+    uint32_t s[8];
+    std::memcpy(s, scalars[lay.first + i].data(), 32);
+    msm::place_digits(lay, s, wp.windows, wp.c, i, [&](size_t slot, uint32_t key, uint32_t val) {
+      keys.at(slot) = key;
+      vals.at(slot) = val;
+    });
+  }
+  for (uint32_t w = 0; w < W; ++w) {
+    std::vector<std::pair<uint32_t, uint32_t>> kv(len);
+    for (size_t i = 0; i < len; ++i) kv[i] = {keys[w * len + i], vals[w * len + i]};
+    std::sort(kv.begin(), kv.end(), [](auto& x, auto& y) { return x.first < y.first; });
+    for (size_t i = 0; i < len; ++i) std::tie(keys[w * len + i], vals[w * len + i]) = kv[i];
+  }
+  std::vector<uint8_t> written(into.size(), 0);
+  bool twice = false;
+  auto complete = [&](uint32_t gid, const Pt& acc) {
+    twice |= written[gid];
+    written[gid] = 1;
+    into[gid] = acc;
+  };
+  // Level 1.
+  const uint32_t cpw = uint32_t((len + chunk1 - 1) / chunk1), chunks = W * cpw;
+  std::vector<uint32_t> offsets(chunks + 1, 0);
+  for (uint32_t t = 0; t < chunks; ++t) {
+    const size_t rb = size_t(t / cpw) * len, begin = rb + size_t(t % cpw) * chunk1;
+    const size_t end = std::min(begin + chunk1, rb + len);
+    offsets[t + 1] = offsets[t] + msm::chunk_shape(keys.data(), begin, end, rb, rb + len).partials();
+  }
+  std::vector<uint32_t> pk(offsets[chunks]);
+  std::vector<Pt> pv(offsets[chunks]);
+  for (uint32_t t = 0; t < chunks; ++t) {
+    const uint32_t w = t / cpw;
+    const size_t rb = size_t(w) * len, begin = rb + size_t(t % cpw) * chunk1;
+    const size_t end = std::min(begin + chunk1, rb + len);
+    msm::sum_chunk<Pt>(
+        keys.data(), begin, end, rb, rb + len,
+        [&](Pt& acc, size_t i) {
+          MA p = points.at(vals[i] & 0x7fffffffu);
+          if (p.is_inf()) return;
+          if (vals[i] >> 31) p = p.neg();
+          acc.add_affine(p);
+        },
+        [&](uint32_t key, const Pt& acc) { complete(w * B + key, acc); },
+        [&](uint32_t slot, uint32_t key, const Pt& acc) {
+          pk.at(offsets[t] + slot) = w * B + key;
+          pv.at(offsets[t] + slot) = acc;
+        });
+  }
+  // Partial levels.
+  int levels = 0;
+  while (!pk.empty() && ++levels < 64) {
+    const size_t cnt = pk.size(), lchunks = (cnt + chunk2 - 1) / chunk2;
+    std::vector<uint32_t> off(lchunks + 1, 0);
+    for (size_t t = 0; t < lchunks; ++t)
+      off[t + 1] =
+          off[t] + msm::chunk_shape(pk.data(), t * chunk2, std::min(cnt, (t + 1) * chunk2), 0, cnt).partials();
+    std::vector<uint32_t> nk(off[lchunks]);
+    std::vector<Pt> nv(off[lchunks]);
+    for (size_t t = 0; t < lchunks; ++t)
+      msm::sum_chunk<Pt>(
+          pk.data(), t * chunk2, std::min(cnt, (t + 1) * chunk2), 0, cnt, [&](Pt& acc, size_t i) { acc.add(pv[i]); },
+          complete,
+          [&](uint32_t slot, uint32_t key, const Pt& acc) {
+            nk.at(off[t] + slot) = key;
+            nv.at(off[t] + slot) = acc;
+          });
+    pk.swap(nk);
+    pv.swap(nv);
+  }
+  if (!pk.empty()) throw std::logic_error("MSM simulation: partial sums do not converge");
+  if (twice) throw std::logic_error("MSM simulation: a bucket completed twice in one piece");
+}
+
+// The device pipeline on the host: each scalar piece's pass (sim_sum_piece), grouped weighting,
 // host finish. With copies > 1, points holds copies·n points (copy j = 2^(c·j)·P, c = c_override).
 // pieces > 1: the scalars in pieces (split_scalars); later pieces sum into a second bucket array
 // that is then merged into the first and reset (merge_buckets_kernel).
@@ -237,82 +319,9 @@ Pt sim_msm(const std::vector<MA>& points, size_t n, const std::vector<Fr256>& sc
   if (split.count != pieces) throw std::logic_error("MSM simulation: split_scalars gave another piece count");
   const uint32_t W = msm::region_layout(wp.windows, copies, n, n).regions, B = wp.buckets;
   std::vector<Pt> buckets(size_t(W) * B, Pt::inf()), later(buckets.size(), Pt::inf());
-  bool twice = false;
   for (uint32_t k = 0; k < split.count; ++k) {
     const msm::RegionLayout lay = msm::region_layout(wp.windows, copies, split.size(k), n, split.begin[k]);
-    const size_t len = lay.region_len();
-    std::vector<uint32_t> keys(lay.entries(), 0), vals(lay.entries(), 0);
-    for (size_t i = 0; i < lay.n; ++i) {
-      uint32_t s[8];
-      std::memcpy(s, scalars[lay.first + i].data(), 32);
-      msm::place_digits(lay, s, wp.windows, wp.c, i, [&](size_t slot, uint32_t key, uint32_t val) {
-        keys.at(slot) = key;
-        vals.at(slot) = val;
-      });
-    }
-    for (uint32_t w = 0; w < W; ++w) {
-      std::vector<std::pair<uint32_t, uint32_t>> kv(len);
-      for (size_t i = 0; i < len; ++i) kv[i] = {keys[w * len + i], vals[w * len + i]};
-      std::sort(kv.begin(), kv.end(), [](auto& x, auto& y) { return x.first < y.first; });
-      for (size_t i = 0; i < len; ++i) std::tie(keys[w * len + i], vals[w * len + i]) = kv[i];
-    }
-    std::vector<uint8_t> written(buckets.size(), 0);
-    // Level 1.
-    const uint32_t cpw = uint32_t((len + chunk1 - 1) / chunk1), chunks = W * cpw;
-    std::vector<uint32_t> offsets(chunks + 1, 0);
-    for (uint32_t t = 0; t < chunks; ++t) {
-      const size_t rb = size_t(t / cpw) * len, begin = rb + size_t(t % cpw) * chunk1,
-                   end = std::min(begin + chunk1, rb + len);
-      offsets[t + 1] = offsets[t] + msm::chunk_shape(keys.data(), begin, end, rb, rb + len).partials();
-    }
-    std::vector<uint32_t> pk(offsets[chunks]);
-    std::vector<Pt> pv(offsets[chunks]);
-    std::vector<Pt>& into = k == 0 ? buckets : later;
-    auto complete = [&](uint32_t gid, const Pt& acc) {  // once a piece
-      twice |= written[gid];
-      written[gid] = 1;
-      into[gid] = acc;
-    };
-    for (uint32_t t = 0; t < chunks; ++t) {
-      const uint32_t w = t / cpw;
-      const size_t rb = size_t(w) * len, begin = rb + size_t(t % cpw) * chunk1,
-                   end = std::min(begin + chunk1, rb + len);
-      msm::sum_chunk<Pt>(
-          keys.data(), begin, end, rb, rb + len,
-          [&](Pt& acc, size_t i) {
-            MA p = points.at(vals[i] & 0x7fffffffu);
-            if (p.is_inf()) return;
-            if (vals[i] >> 31) p = p.neg();
-            acc.add_affine(p);
-          },
-          [&](uint32_t key, const Pt& acc) { complete(w * B + key, acc); },
-          [&](uint32_t slot, uint32_t key, const Pt& acc) {
-            pk.at(offsets[t] + slot) = w * B + key;
-            pv.at(offsets[t] + slot) = acc;
-          });
-    }
-    // Partial levels.
-    int levels = 0;
-    while (!pk.empty() && ++levels < 64) {
-      const size_t cnt = pk.size(), lchunks = (cnt + chunk2 - 1) / chunk2;
-      std::vector<uint32_t> off(lchunks + 1, 0);
-      for (size_t t = 0; t < lchunks; ++t)
-        off[t + 1] =
-            off[t] + msm::chunk_shape(pk.data(), t * chunk2, std::min(cnt, (t + 1) * chunk2), 0, cnt).partials();
-      std::vector<uint32_t> nk(off[lchunks]);
-      std::vector<Pt> nv(off[lchunks]);
-      for (size_t t = 0; t < lchunks; ++t)
-        msm::sum_chunk<Pt>(
-            pk.data(), t * chunk2, std::min(cnt, (t + 1) * chunk2), 0, cnt, [&](Pt& acc, size_t i) { acc.add(pv[i]); },
-            complete,
-            [&](uint32_t slot, uint32_t key, const Pt& acc) {
-              nk.at(off[t] + slot) = key;
-              nv.at(off[t] + slot) = acc;
-            });
-      pk.swap(nk);
-      pv.swap(nv);
-    }
-    if (!pk.empty()) throw std::logic_error("MSM simulation: partial sums do not converge");
+    sim_sum_piece<Pt>(points, scalars, wp, lay, chunk1, chunk2, k == 0 ? buckets : later);
     if (k > 0) {
       for (size_t i = 0; i < buckets.size(); ++i) {
         if (later[i].is_inf()) continue;
@@ -321,7 +330,6 @@ Pt sim_msm(const std::vector<MA>& points, size_t n, const std::vector<Fr256>& sc
       }
     }
   }
-  if (twice) throw std::logic_error("MSM simulation: a bucket completed twice in one piece");
   // Weighting levels.
   const msm::ReducePlan rp = msm::plan_reduce(B, W);
   std::vector<Pt> r = buckets, x;

@@ -2,11 +2,13 @@
 // benchmarks. Exit 0 when everything passed (or no device: the host checks still run), 1 on a
 // failed check. Options: --quick (no benchmarks), --no-host, --seed N, --max-log K (largest
 // benchmark size 2^K, default 24); --msm-window-bits, --msm-chunk, --msm-pieces, --ntt-pass-bits, --ntt-log-cols N
-// tune the benchmarks' kernels (cuda::KernelConfig; the correctness checks use the defaults).
+// tune the benchmarks' kernels (cuda::KernelConfig; the correctness checks use the defaults);
+// --dump-msm DIR writes the G1 MSM benchmarks' inputs for the sppark anchor (docs/benchmarks.md).
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
 #include <thread>
 
 #include "common.hpp"
@@ -22,6 +24,7 @@ struct Options {
   unsigned max_log = 24;
   std::vector<std::string> only;  // phases to run (empty: all)
   cu::KernelConfig kernels;       // for the benchmarks' lanes and NTTs
+  std::string dump_msm;           // --dump-msm DIR: the G1 MSM benchmarks' inputs, for an outside MSM
   bool wants(const std::string& phase) const {
     return only.empty() || std::find(only.begin(), only.end(), phase) != only.end();
   }
@@ -359,6 +362,33 @@ void check_errors(Report& report, int dev) {
 }
 
 // --- benchmarks ---------------------------------------------------------------------------------
+// --dump-msm DIR: the benchmark's points (x, y in Montgomery form, (0, 0) = infinity), scalars
+// (standard form) and, per size, the expected affine result over the first 2^lg of them, so that
+// another MSM (the sppark anchor of docs/benchmarks.md) runs the very same MSMs in the same call.
+template <class Curve, class Fixture>
+void dump_msm_inputs(const Fixture& fx, const std::vector<Fr256>& s, const std::vector<unsigned>& logs,
+                     pacer::ThreadPool& pool) {
+  const std::string stem = g_opt.dump_msm + (Curve::id == pacer::CurveId::bn254 ? "/bn254" : "/bls12_381");
+  auto write = [](const std::string& path, const void* data, size_t bytes) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    const bool ok = f && std::fwrite(data, 1, bytes, f) == bytes;
+    if (!f || std::fclose(f) != 0 || !ok) throw std::runtime_error("--dump-msm: cannot write " + path);
+  };
+  write(stem + ".points", fx.bytes.data(), fx.bytes.size());
+  write(stem + ".scalars", s.data(), s.size() * sizeof(Fr256));
+  std::vector<uint8_t> expected;
+  for (unsigned lg : logs) {
+    const auto r = fx.expected(s, size_t(1) << lg, Curve::g1_generator(), pool).to_affine();
+    const uint32_t tag = lg;
+    expected.insert(expected.end(), reinterpret_cast<const uint8_t*>(&tag), reinterpret_cast<const uint8_t*>(&tag) + 4);
+    put(expected, r.x);
+    put(expected, r.y);
+  }
+  write(stem + ".expected", expected.data(), expected.size());
+  std::printf("%s G1 MSM inputs written to %s.{points,scalars,expected}\n", curve_name<Curve>().c_str(), stem.c_str());
+  std::fflush(stdout);
+}
+
 template <class Curve>
 void bench_msm(int dev, Rng& rng, pacer::ThreadPool& pool, Report& report, const std::vector<unsigned>& logs, int reps) {
   using Group = typename Curve::G1;
@@ -369,6 +399,7 @@ void bench_msm(int dev, Rng& rng, pacer::ThreadPool& pool, Report& report, const
   for (auto& k : s) k = random_below<4>(rng, Curve::Fr::P);
   std::copy(s.begin(), s.end(), pinned);
   cu::Lane lane(dev, cu_curve<Curve>(), 0, max_n, g_opt.kernels);
+  if (!g_opt.dump_msm.empty()) dump_msm_inputs<Curve>(fx, s, logs, pool);
   // One size over one resident basis: plain, or with window copies (their c, not the lane's).
   auto measure = [&](unsigned lg, const cu::ResidentPoints& pts, const std::string& tag) {
     const size_t n = size_t(1) << lg;
@@ -493,6 +524,7 @@ int main(int argc, char** argv) {
     else if (a == "--msm-pieces" && i + 1 < argc) opt.kernels.msm_pieces = unsigned(std::atoi(argv[++i]));
     else if (a == "--ntt-pass-bits" && i + 1 < argc) opt.kernels.ntt_pass_bits = unsigned(std::atoi(argv[++i]));
     else if (a == "--ntt-log-cols" && i + 1 < argc) opt.kernels.ntt_log_cols = unsigned(std::atoi(argv[++i]));
+    else if (a == "--dump-msm" && i + 1 < argc) opt.dump_msm = argv[++i];
     else if (a == "--only" && i + 1 < argc) {
       std::string list = argv[++i];
       for (size_t p = 0; p <= list.size();) {
@@ -504,6 +536,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--no-host] [--bench-only] [--small] [--seed N] [--max-log K] [--only P,Q]\n"
                    "       [--msm-window-bits C] [--msm-chunk N] [--msm-pieces N] [--ntt-pass-bits K] [--ntt-log-cols N]\n"
+                   "       [--dump-msm DIR]  (the G1 MSM benchmarks' points, scalars and results, for an outside MSM)\n"
                    "phases: host field ntt msm-bn254-g1 msm-bls-g1 msm-bn254-g2 msm-bls-g2 lanes errors\n"
                    "        bench-field bench-ntt bench-msm-bn254 bench-msm-bls bench-g2 tune-ntt tune-msm\n",
                    argv[0]);
