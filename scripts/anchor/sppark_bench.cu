@@ -284,22 +284,25 @@ int main(int argc, char* argv[]) {
         }
       };
 
-      LOG("2^%u: warm-up (scalars from pinned host memory)\n", r.lg);
-      point_t out;
-      run_host(out);
-      bool ok = check(out, r, true);
-      std::vector<double> t;
-      for (int i = 0; i < runs; i++) {
-        auto t0 = std::chrono::steady_clock::now();
-        run_host(out);
-        auto t1 = std::chrono::steady_clock::now();
-        t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      // A warm-up, then the timed runs; every result checked (outside the timing).
+      bool ok = true;
+      auto measure = [&](const char* what, auto&& run) {
+        LOG("2^%u: warm-up (%s)\n", r.lg, what);
+        point_t out;
+        run(out);
         ok &= check(out, r, ok);
-      }
-      LOG("sppark " CURVE_NAME
-          " G1 MSM 2^%u (scalars from pinned host memory): "
-          "median %.2f ms, min %.2f ms (%d runs)\n",
-          r.lg, median(t), *std::min_element(t.begin(), t.end()), runs);
+        std::vector<double> t;
+        for (int i = 0; i < runs; i++) {
+          auto t0 = std::chrono::steady_clock::now();
+          run(out);
+          auto t1 = std::chrono::steady_clock::now();
+          t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+          ok &= check(out, r, ok);
+        }
+        LOG("sppark " CURVE_NAME " G1 MSM 2^%u (%s): median %.2f ms, min %.2f ms (%d runs)\n", r.lg, what, median(t),
+            *std::min_element(t.begin(), t.end()), runs);
+      };
+      measure("scalars from pinned host memory", run_host);
 
       // Scalars already resident on the GPU: sppark's templated invoke with a
       // dev_ptr_t (is_device_ptr) -> no HtoD copy of scalars inside invoke.
@@ -315,21 +318,7 @@ int main(int argc, char* argv[]) {
           exit(4);
         }
       };
-      LOG("2^%u: warm-up (scalars resident on the GPU)\n", r.lg);
-      run_dev(out);
-      ok &= check(out, r, ok);
-      t.clear();
-      for (int i = 0; i < runs; i++) {
-        auto t0 = std::chrono::steady_clock::now();
-        run_dev(out);
-        auto t1 = std::chrono::steady_clock::now();
-        t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        ok &= check(out, r, ok);
-      }
-      LOG("sppark " CURVE_NAME
-          " G1 MSM 2^%u (scalars resident on the GPU): "
-          "median %.2f ms, min %.2f ms (%d runs)\n",
-          r.lg, median(t), *std::min_element(t.begin(), t.end()), runs);
+      measure("scalars resident on the GPU", run_dev);
       CHECK_CUDA(cudaFree(d_scalars));
 
       LOG("sppark " CURVE_NAME " 2^%u result = expected: %s\n", r.lg, ok ? "yes" : "no");
