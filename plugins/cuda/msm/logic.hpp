@@ -75,10 +75,10 @@ inline RegionLayout region_layout(uint32_t windows, uint32_t copies, size_t n, s
 // Scalar pieces: the scalars go to the device in pieces, and piece k+1 is copied while piece k's
 // digits are sorted and summed into the buckets (the upload of 2^24 scalars, 9.8 ms at ~52 GB/s on
 // the H200, is a sixth of a BN254 MSM). Every piece after the first sums into a second bucket
-// array that a kernel then adds into the first: one general addition a bucket. Piece k+1 is `growth` times piece k, so that
-// its copy ends before piece k's sums (a point's sums cost ~2.7 ns for BN254 with window copies at
-// 2^24, 5.7 for BLS12-381, against ~0.6 ns to copy its scalar): only the first, smallest piece's
-// copy stays exposed.
+// array that a kernel then adds into the first: one general addition a bucket. Piece k+1 is
+// `growth` times piece k, so that its copy ends before piece k's sums (a point's sums cost ~2.7 ns
+// for BN254 with window copies at 2^24, 5.7 for BLS12-381, against ~0.6 ns to copy its scalar):
+// only the first, smallest piece's copy stays exposed.
 inline constexpr uint32_t kMaxPieces = 8;
 inline constexpr uint32_t kPieceGrowth = 4;
 

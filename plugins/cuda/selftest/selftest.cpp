@@ -380,12 +380,14 @@ void dump_msm_inputs(const Fixture& fx, const std::vector<Fr256>& s, const std::
   for (unsigned lg : logs) {
     const auto r = fx.expected(s, size_t(1) << lg, Curve::g1_generator(), pool).to_affine();
     const uint32_t tag = lg;
-    expected.insert(expected.end(), reinterpret_cast<const uint8_t*>(&tag), reinterpret_cast<const uint8_t*>(&tag) + 4);
+    const auto* tag_bytes = reinterpret_cast<const uint8_t*>(&tag);
+    expected.insert(expected.end(), tag_bytes, tag_bytes + sizeof tag);
     put(expected, r.x);
     put(expected, r.y);
   }
   write(stem + ".expected", expected.data(), expected.size());
-  std::printf("%s G1 MSM inputs written to %s.{points,scalars,expected}\n", curve_name<Curve>().c_str(), stem.c_str());
+  std::printf("%s G1 MSM inputs written to %s.{points,scalars,expected}\n", curve_name<Curve>().c_str(),
+              stem.c_str());
   std::fflush(stdout);
 }
 
