@@ -5,12 +5,12 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "pacer/error.hpp"
 #include "pacer/math/curves.hpp"
+#include "pacer/os_random.hpp"
 #include "pacer/math/subgroup.hpp"
 #include "pacer/thread_pool.hpp"
 
@@ -87,8 +87,8 @@ bool batch_in_subgroup(std::span<const std::byte> bytes, ThreadPool& pool, size_
   const unsigned bits = std::clamp(unsigned(std::bit_width(std::max<size_t>(per_task / 4, 1))) - 1, 4u, 16u);
   const size_t buckets = size_t(1) << bits;
   const unsigned rounds = batch_rounds(smallest_cofactor_prime_of<Curve, Group>(), bits);
-  std::random_device entropy;  // unpredictable coefficients: a key cannot be built to cancel them
-  const uint64_t seed = (uint64_t(entropy()) << 32) ^ entropy();
+  // Unpredictable coefficients: a key cannot be built to cancel them.
+  const uint64_t seed = os_random_value<uint64_t>();
   std::atomic<bool> bad{false};
   for (unsigned round = 0; round < rounds && !bad; ++round) {
     std::vector<math::Jacobian<Group>> partial(tasks);

@@ -1,14 +1,13 @@
-// The engine's own stage work: row index, synthesis, assembly (moved out of prover.cpp, which
-// now runs the stage graph). Curve-specific work is templated over the curve traits.
+// The engine's own stage work: assembly (out of prover.cpp, which runs the stage graph).
+// Curve-specific work is templated over the curve traits.
 #include "proof_stages.hpp"
 
 #include <cstring>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "pacer/math/curves.hpp"
-#include "pacer/thread_pool.hpp"
+#include "pacer/os_random.hpp"
 #include "point_json.hpp"
 
 namespace pacer {
@@ -16,58 +15,12 @@ namespace {
 
 using namespace pacer::math;
 
-uint32_t read_u32(const std::byte* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
-// a = A·w, b = B·w over section 4, c = a∘b. Coefficients are stored as v·R² and the witness is
-// standard, so one Montgomery product yields v·w in Montgomery form (docs/formats.md §5.3).
-template <class Fr>
-void synthesize_on(const ProvingKey& key, const RowIndex& index, const Witness& w, std::span<Fr256> a,
-                std::span<Fr256> b, std::span<Fr256> c, ThreadPool& pool, const Checkpoint& checkpoint) {
-  const size_t n = key.domain_size, record = 12 + key.n8r;
-  auto* fa = reinterpret_cast<Fr*>(a.data());
-  auto* fb = reinterpret_cast<Fr*>(b.data());
-  auto* fc = reinterpret_cast<Fr*>(c.data());
-  const std::byte* base = key.coeffs.data();
-  constexpr size_t chunk = 1 << 13;  // rows per task
-  constexpr uint32_t kAhead = 8;
-  const size_t records = index.records.size();
-  pool.parallel_for((n + chunk - 1) / chunk, [&](size_t ch) {
-    if (checkpoint) checkpoint();
-    for (size_t row = ch * chunk, end = std::min(n, row + chunk); row < end; ++row) {
-      Fr sums[2];
-      for (int m = 0; m < 2; ++m) {
-        const size_t slot = m * n + row;
-        for (uint32_t k = index.row_start[slot]; k < index.row_start[slot + 1]; ++k) {
-          // The witness is read at random (tens of MB at 2^20): fetch a few coefficients ahead,
-          // the record two steps before its witness value.
-          if (k + 2 * kAhead < records) __builtin_prefetch(base + size_t(index.records[k + 2 * kAhead]) * record);
-          if (k + kAhead < records)
-            __builtin_prefetch(&w.values[read_u32(base + size_t(index.records[k + kAhead]) * record + 8)]);
-          const std::byte* r = base + size_t(index.records[k]) * record;
-          Fr coef;
-          std::memcpy(coef.v.data(), r + 12, sizeof(Fr256));
-          sums[m] += coef * Fr::from_mont(w.values[read_u32(r + 8)]);
-        }
-      }
-      fa[row] = sums[0];
-      fb[row] = sums[1];
-      fc[row] = sums[0] * sums[1];
-    }
-  });
-}
-
-// Uniform in [0, r) from the OS CSPRNG (std::random_device reads getrandom/urandom on Linux).
+// Uniform in [0, r) from the OS CSPRNG, by rejection.
 template <class Fr>
 Fr256 random_scalar() {
-  std::random_device rd;
   const size_t bits = limbs_bit_length(Fr::P);
   for (;;) {
-    Fr256 k;
-    for (auto& l : k) l = (uint64_t(rd()) << 32) | rd();
+    auto k = os_random_value<Fr256>();
     k[3] &= (uint64_t(1) << (bits - 192)) - 1;
     if (!limbs_geq(k, Fr::P)) return k;
   }
@@ -107,30 +60,6 @@ ProofJson assemble_on(const ProvingKey& key, const ProofPoints& points, const Wi
 }
 
 }  // namespace
-
-std::shared_ptr<RowIndex> build_row_index(const ProvingKey& key) {
-  auto index = std::make_shared<RowIndex>();
-  const size_t rows = 2 * size_t(key.domain_size), record = 12 + key.n8r;
-  index->row_start.assign(rows + 1, 0);
-  const std::byte* p = key.coeffs.data();
-  auto slot = [&](uint32_t i) {
-    const std::byte* r = p + size_t(i) * record;
-    return size_t(read_u32(r)) * key.domain_size + read_u32(r + 4);
-  };
-  for (uint32_t i = 0; i < key.n_coeffs; ++i) ++index->row_start[slot(i) + 1];
-  for (size_t r = 0; r < rows; ++r) index->row_start[r + 1] += index->row_start[r];
-  index->records.resize(key.n_coeffs);
-  std::vector<uint32_t> fill(index->row_start.begin(), index->row_start.end() - 1);
-  for (uint32_t i = 0; i < key.n_coeffs; ++i) index->records[fill[slot(i)]++] = i;
-  return index;
-}
-
-void synthesize(const ProvingKey& key, const RowIndex& index, const Witness& w, std::span<Fr256> a,
-                std::span<Fr256> b, std::span<Fr256> c, ThreadPool& pool, const Checkpoint& checkpoint) {
-  with_curve(key.curve, [&](auto curve) {
-    synthesize_on<typename decltype(curve)::Fr>(key, index, w, a, b, c, pool, checkpoint);
-  });
-}
 
 ProofJson assemble(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding) {
   return with_curve(key.curve, [&](auto curve) { return assemble_on<decltype(curve)>(key, points, w, zero_blinding); });

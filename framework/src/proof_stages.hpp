@@ -1,7 +1,7 @@
 #pragma once
-// The work of the engine's own stages (the backend does compute_h and the MSMs): the row index
-// and synthesis (sparse MatVec), and assembly with blinding (docs/formats.md §6.2, §6.6). Curve dispatch
-// happens here, so the engine (prover.cpp) is curve-agnostic.
+// The work of the engine's own stage (the backend does synthesis, compute_h and the MSMs): assembly
+// with blinding (docs/formats.md §6.6). Curve dispatch happens here, so the engine (prover.cpp) is
+// curve-agnostic.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -14,19 +14,6 @@
 
 namespace pacer {
 
-class ThreadPool;
-
-// Record numbers of section 4 bucketed by row: A rows [0, n), B rows [n, 2n). Built once per key
-// with a counting sort, so a thread owns whole rows and never races on a[row] or b[row].
-struct RowIndex {
-  std::vector<uint32_t> row_start;  // 2n + 1 offsets into records
-  std::vector<uint32_t> records;
-};
-std::shared_ptr<RowIndex> build_row_index(const ProvingKey& key);
-
-// a = A·w, b = B·w, c = a∘b (Montgomery form); checkpoint before each chunk of rows.
-void synthesize(const ProvingKey& key, const RowIndex& index, const Witness& w, std::span<Fr256> a,
-                std::span<Fr256> b, std::span<Fr256> c, ThreadPool& pool, const Checkpoint& checkpoint);
 
 // The MSM results of one proof, in the order the engine computes them.
 struct ProofPoints {

@@ -1,6 +1,6 @@
 // The proof engine: each proof is a graph of stages run on Boost.Asio executors under the
 // scheduler (prover.hpp says what; docs/architecture.md follows one proof through it). The stage
-// work itself is in proof_stages.cpp (synthesis, assembly) and the backend (compute_h, MSMs).
+// work itself is in proof_stages.cpp (assembly) and the backend (synthesis, compute_h, MSMs).
 #include "pacer/prover.hpp"
 
 #include <sys/resource.h>
@@ -60,7 +60,9 @@ class FrBuffer {
 };
 
 // The nodes of a proof's graph. Several map to one Stage (the G1 MSMs: one node per basis).
-enum Node : uint8_t { kLoad, kSynthesize, kMsmG2, kMsmA, kMsmB1, kMsmC, kComputeH, kMsmH, kAssemble, kRelease, kNodes };
+enum Node : uint8_t {
+  kWitness, kLoad, kSynthesize, kMsmG2, kMsmA, kMsmB1, kMsmC, kComputeH, kMsmH, kAssemble, kRelease, kNodes
+};
 constexpr uint16_t bit(Node n) { return uint16_t(1u << n); }
 struct NodeSpec {
   Stage stage;
@@ -69,8 +71,9 @@ struct NodeSpec {
   bool needs_lane;    // a backend call (takes the proof's lane)
 };
 constexpr std::array<NodeSpec, kNodes> kGraph = {{
-    {Stage::load, Basis::A, 0, false},
-    {Stage::synthesize, Basis::A, bit(kLoad), false},
+    {Stage::witness, Basis::A, 0, false},  // done at once unless ProveOptions::witness_stage
+    {Stage::load, Basis::A, bit(kWitness), false},
+    {Stage::synthesize, Basis::A, bit(kLoad), true},
     {Stage::msm_g2, Basis::A, bit(kLoad), true},
     {Stage::msm_g1, Basis::A, bit(kLoad), true},
     {Stage::msm_g1, Basis::B1, bit(kLoad), true},
@@ -80,7 +83,8 @@ constexpr std::array<NodeSpec, kNodes> kGraph = {{
     {Stage::assemble, Basis::A, bit(kMsmG2) | bit(kMsmA) | bit(kMsmB1) | bit(kMsmC) | bit(kMsmH), false},
     {Stage::release, Basis::A, bit(kAssemble), false},
 }};
-constexpr uint16_t kLaneNodes = bit(kMsmG2) | bit(kMsmA) | bit(kMsmB1) | bit(kMsmC) | bit(kComputeH) | bit(kMsmH);
+constexpr uint16_t kLaneNodes =
+    bit(kSynthesize) | bit(kMsmG2) | bit(kMsmA) | bit(kMsmB1) | bit(kMsmC) | bit(kComputeH) | bit(kMsmH);
 
 // Which stage driver thread this is (for traces): numbered as they first run a stage.
 thread_local int t_worker = -1;
@@ -216,8 +220,7 @@ struct Job {
 
   // Written by stage bodies; the graph's dependencies order every write before its reads.
   std::shared_ptr<const Witness> witness;
-  std::shared_ptr<const RowIndex> index;
-  std::unique_ptr<FrBuffer> a, b, c;
+  std::unique_ptr<FrBuffer> a, b, c;  // null where the backend keeps the vectors on its device
   ProofPoints points;
 };
 
@@ -371,15 +374,25 @@ struct Prover::Impl {
   void node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record, std::exception_ptr error,
                   bool device_failed = false);
   void restart(const std::shared_ptr<Job>& job);
-  uint64_t declared_bytes(const ProvingKey& key, Node node) const;
-  ResourceClass resource_of(Node node) const {
-    return kGraph[node].needs_lane ? parts.backend->resource(kGraph[node].stage) : default_resource(kGraph[node].stage);
+  uint64_t declared_bytes(const Job& job, Node node) const;
+  ResourceClass resource_of(const Job& job, Node node) const {
+    return kGraph[node].needs_lane ? parts.backend->resource(kGraph[node].stage, *job.key)
+                                   : default_resource(kGraph[node].stage);
   }
-  bool on_strand(Node node) const {  // msm_g2 on the host pool overlaps the lane's other calls
-    return kGraph[node].needs_lane && (node != kMsmG2 || resource_of(node) == ResourceClass::device);
+  // Backend calls run on the lane's strand, one at a time; those that run on the host pool instead
+  // (msm_g2 with g2 = "cpu", synthesis on the CPU) overlap them.
+  bool on_strand(const Job& job, Node node) const {
+    return kGraph[node].needs_lane &&
+           ((node != kMsmG2 && node != kSynthesize) || resource_of(job, node) == ResourceClass::device);
   }
-
-  std::shared_ptr<const RowIndex> row_index(const ProvingKey& key, const std::shared_ptr<const ProvingKey>& owner);
+  bool vectors_on_device(const Job& job) const { return parts.backend->vectors(*job.key) == VectorHome::device; }
+  // Nodes a proof does not run are done from the start (no witness stage for a .wtns).
+  static void skip_unused_nodes_locked(Job& job) {
+    if (!job.options.witness_stage) {
+      job.state[kWitness] = Job::NodeState::done;
+      job.done_mask |= bit(kWitness);
+    }
+  }
 
   EngineParts parts;
   EngineOptions options;
@@ -401,8 +414,6 @@ struct Prover::Impl {
   std::vector<bool> device_failed;
   std::atomic<unsigned> lanes_in_service{0};
 
-  std::mutex index_mu;
-  std::map<const ProvingKey*, std::pair<std::weak_ptr<const ProvingKey>, std::shared_ptr<const RowIndex>>> indexes;
 
   asio::io_context drivers;  // the stage drivers' queue; its threads are joined before the rest goes
   asio::executor_work_guard<asio::io_context::executor_type> work{drivers.get_executor()};
@@ -452,7 +463,10 @@ void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
       else finish = job->finished = true;
     }
   }
-  if (give_back_lane) return_lane(job->lane);
+  if (give_back_lane) {
+    parts.backend->end_proof(job->lane);
+    return_lane(job->lane);
+  }
   if (again) return restart(job);
   if (want_lane)
     acquire_lane([this, job](std::optional<Lane> lane) {
@@ -514,12 +528,12 @@ void Prover::Impl::restart(const std::shared_ptr<Job>& job) {
     }
     job->state.fill(Job::NodeState::waiting);
     job->done_mask = 0;
+    skip_unused_nodes_locked(*job);
     job->failed = job->retry = false;
     job->lane_asked = job->has_lane = job->lane_returned = false;
     job->error = nullptr;
     ++job->attempt;
     job->witness.reset();
-    job->index.reset();
     job->points = {};
   }
   if (parts.log) parts.log->warn("{}; running proof {} again on another device (attempt {} of {})", why, job->id,
@@ -532,15 +546,15 @@ void Prover::Impl::announce(const std::shared_ptr<Job>& job, Node node) {
   StageTicket ticket;
   ticket.job = job->id;
   ticket.stage = spec.stage;
-  ticket.cls = resource_of(node);
-  ticket.bytes = declared_bytes(job->key->key(), node);
+  ticket.cls = resource_of(*job, node);
+  ticket.bytes = declared_bytes(*job, node);
   ticket.priority = node == kMsmG2 ? 1 : 0;  // synthesis yields to the G2 MSM under a budget
   ticket.part = spec.stage == Stage::msm_g1 ? static_cast<uint8_t>(spec.basis) : 0;
   const auto admitted_at = Clock::now();
   try {
     parts.scheduler->admit(ticket, [this, job, node, ticket, admitted_at] {
       auto body = [this, job, node, ticket, admitted_at] { run_node(job, node, ticket, admitted_at); };
-      if (on_strand(node)) asio::post(strands[job->lane], std::move(body));
+      if (on_strand(*job, node)) asio::post(strands[job->lane], std::move(body));
       else asio::post(drivers, std::move(body));
     });
   } catch (...) {
@@ -572,7 +586,7 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   record.bytes = ticket.bytes;
   record.worker = t_worker;
   record.thread = size_t(t_worker);
-  record.lane = on_strand(node) ? int(job->lane) : -1;  // ran on the lane (msm_g2 on the host pool does not)
+  record.lane = on_strand(*job, node) ? int(job->lane) : -1;  // ran on the lane (host-pool work does not)
   record.device = record.lane >= 0 ? int(lane_device[job->lane]) : -1;
   bool skip;
   {
@@ -625,12 +639,22 @@ void Prover::Impl::run_body(Job& job, Node node, const Checkpoint& checkpoint, S
   ResidentKey& rk = *job.key;
   Backend& backend = *parts.backend;
   const size_t n = key.domain_size;
+  auto span_of = [](const std::unique_ptr<FrBuffer>& buffer) {
+    return buffer ? buffer->span() : std::span<Fr256>{};  // empty: the vector is on the device
+  };
   switch (node) {
-    case kLoad: {
+    case kWitness:
       job.witness = job.source();
-      if (!job.witness) throw FailedError("no witness");
+      if (!job.witness) throw FailedError("the witness generator returned no witness");
       check_witness_matches(key, *job.witness);
-      job.index = row_index(key, nullptr);
+      return;
+    case kLoad: {
+      if (!job.options.witness_stage) {
+        job.witness = job.source();
+        if (!job.witness) throw FailedError("no witness");
+        check_witness_matches(key, *job.witness);
+      }
+      if (vectors_on_device(job)) return;
       Allocator& abc = parts.staging ? *parts.staging : *parts.allocator;  // the backend copies them
       job.a = std::make_unique<FrBuffer>(abc, n, Usage::abc);
       job.b = std::make_unique<FrBuffer>(abc, n, Usage::abc);
@@ -638,11 +662,11 @@ void Prover::Impl::run_body(Job& job, Node node, const Checkpoint& checkpoint, S
       return;
     }
     case kSynthesize:
-      return synthesize(key, *job.index, *job.witness, job.a->span(), job.b->span(), job.c->span(), *parts.pool,
-                        checkpoint);
+      return backend.synthesize(rk, job.lane, job.witness->values, span_of(job.a), span_of(job.b), span_of(job.c),
+                                checkpoint);
     case kComputeH: {
       const ThreadPool::Urgent urgent;  // the H MSM waits for it: ahead of the other MSMs' loops
-      return backend.compute_h(rk, job.lane, job.a->span(), job.b->span(), job.c->span(), checkpoint);
+      return backend.compute_h(rk, job.lane, span_of(job.a), span_of(job.b), span_of(job.c), checkpoint);
     }
     case kMsmG2: job.points.b2 = backend.msm_g2(rk, job.lane, job.witness->values, checkpoint); return;
     case kMsmA: job.points.a = backend.msm_g1(rk, job.lane, Basis::A, job.witness->values, checkpoint); return;
@@ -653,7 +677,7 @@ void Prover::Impl::run_body(Job& job, Node node, const Checkpoint& checkpoint, S
       return;
     }
     case kMsmH:
-      job.points.h = backend.msm_g1(rk, job.lane, Basis::H, std::span<const Fr256>(job.a->span()), checkpoint);
+      job.points.h = backend.msm_g1(rk, job.lane, Basis::H, std::span<const Fr256>(span_of(job.a)), checkpoint);
       return;
     case kAssemble: {
       ProofJson json = assemble(key, job.points, *job.witness, job.options.zero_blinding);
@@ -690,11 +714,16 @@ void Prover::Impl::node_ended(const std::shared_ptr<Job>& job, Node node, StageR
   advance(job);
 }
 
-uint64_t Prover::Impl::declared_bytes(const ProvingKey& key, Node node) const {
-  const uint64_t n = key.domain_size, abc = 3 * n * sizeof(Fr256), g1 = 2 * key.n8q, g2 = 4 * key.n8q;
+uint64_t Prover::Impl::declared_bytes(const Job& job, Node node) const {
+  const ProvingKey& key = job.key->key();
+  const uint64_t n = key.domain_size, g1 = 2 * key.n8q, g2 = 4 * key.n8q;
+  const uint64_t abc = vectors_on_device(job) ? 0 : 3 * n * sizeof(Fr256);
   switch (node) {
+    // A generator writes every wire and reads a few per constraint: a few witnesses' worth.
+    case kWitness: return 4 * uint64_t(key.n_vars) * sizeof(Fr256);
     case kLoad: return abc + uint64_t(key.n_vars) * sizeof(Fr256);
-    case kSynthesize: return uint64_t(key.n_coeffs) * (12 + key.n8r) + abc;
+    case kSynthesize:  // the constraint rows (wire + coefficient) and a, b, c; nothing on the host on a device
+      return resource_of(job, node) == ResourceClass::device ? 0 : uint64_t(key.n_coeffs) * (4 + key.n8r) + abc;
     case kComputeH: return abc;
     case kMsmG2: return uint64_t(key.n_vars) * g2;
     case kMsmA:
@@ -706,18 +735,6 @@ uint64_t Prover::Impl::declared_bytes(const ProvingKey& key, Node node) const {
     case kNodes: break;
   }
   return 0;
-}
-
-std::shared_ptr<const RowIndex> Prover::Impl::row_index(const ProvingKey& key,
-                                                        const std::shared_ptr<const ProvingKey>& owner) {
-  std::lock_guard lock(index_mu);
-  for (auto it = indexes.begin(); it != indexes.end();)  // forget keys nobody holds any more
-    it = it->second.first.expired() ? indexes.erase(it) : std::next(it);
-  auto it = indexes.find(&key);
-  if (it != indexes.end()) return it->second.second;
-  std::shared_ptr<const RowIndex> index = build_row_index(key);
-  if (owner) indexes[&key] = {owner, index};  // a key not loaded through load_key is not cached
-  return index;
 }
 
 Prover::Prover(EngineParts parts, EngineOptions options) {
@@ -742,17 +759,20 @@ Prover::LaneHealth Prover::lane_health() const {
 }
 uint64_t Prover::memory_budget_bytes() const { return impl_->budget; }
 
-uint64_t Prover::proof_bytes(const ProvingKey& key) {
+uint64_t Prover::proof_bytes(const ResidentKey& resident) const {
+  const ProvingKey& key = resident.key();
   const uint64_t n = key.domain_size, vars = key.n_vars;
-  // a, b, c and the witness, plus the scratch of the largest MSM in flight (window digits, GLV
-  // images and buckets: about 160 bytes per point, measured from the cpu kernels' allocations).
+  const bool on_device = impl_->parts.backend->vectors(resident) == VectorHome::device;
+  // The witness, a/b/c where they live on the host, and there the scratch of the largest MSM in
+  // flight (window digits, GLV images and buckets: about 160 bytes per point, measured from the
+  // cpu kernels' allocations).
+  if (on_device) return vars * sizeof(Fr256);
   return 3 * n * sizeof(Fr256) + vars * sizeof(Fr256) + std::max(n, vars) * 160;
 }
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
   auto key = read_zkey(zkey_path);
   if (impl_->parts.check_key_subgroups) check_key_subgroups(*key, *impl_->parts.pool);
-  impl_->row_index(*key, key);
   return impl_->parts.backend->load(key);
 }
 
@@ -760,10 +780,11 @@ std::future<ProofOutput> Prover::submit(std::shared_ptr<ResidentKey> key, Witnes
                                         const ProveOptions& options) {
   auto job = std::make_shared<Job>();
   job->id = impl_->next_job++;
-  job->bytes = proof_bytes(key->key());
+  job->bytes = proof_bytes(*key);
   job->key = std::move(key);
   job->source = std::move(witness);
   job->options = options;
+  Impl::skip_unused_nodes_locked(*job);  // not shared yet
   job->out.job = job->id;
   job->out.submitted_at = Clock::now();
   auto future = job->promise.get_future();

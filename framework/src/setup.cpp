@@ -2,7 +2,6 @@
 // computed directly from random τ, α, β, δ.
 #include "pacer/dev/setup.hpp"
 
-#include <sys/random.h>
 
 #include <atomic>
 #include <bit>
@@ -18,6 +17,7 @@
 #include "pacer/formats/writers.hpp"
 #include "pacer/formats/zkey.hpp"
 #include "pacer/math/curves.hpp"
+#include "pacer/os_random.hpp"
 
 namespace pacer::dev {
 
@@ -33,12 +33,7 @@ template <class Fr>
 Fr random_nonzero() {
   const unsigned top_bits = 64 - unsigned(__builtin_clzll(Fr::P[Fr::N - 1]));
   for (;;) {
-    typename Fr::limbs_t x;
-    for (size_t got = 0; got < sizeof x;) {
-      const ssize_t n = ::getrandom(reinterpret_cast<char*>(x.data()) + got, sizeof x - got, 0);
-      if (n < 0 && errno != EINTR) throw FailedError(std::string("setup: the OS random source failed: ") + std::strerror(errno));
-      if (n > 0) got += size_t(n);
-    }
+    auto x = os_random_value<typename Fr::limbs_t>();
     x[Fr::N - 1] &= top_bits == 64 ? ~0ull : (1ull << top_bits) - 1;
     if (!math::limbs_geq(x, Fr::P) && !math::limbs_is_zero(x)) return Fr::from_std(x);
   }

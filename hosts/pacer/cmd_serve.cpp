@@ -110,7 +110,20 @@ int run_serve(const Options& options) {
   signals.async_wait(on_signal);
 
   std::vector<std::thread> io_threads;
-  for (unsigned t = 0; t < kIoThreads; ++t) io_threads.emplace_back([&io] { io.run(); });
+  for (unsigned t = 0; t < kIoThreads; ++t)
+    io_threads.emplace_back([&io, &log] {
+      // A handler that throws ends run() on this thread only; log it and go on serving.
+      for (;;) {
+        try {
+          io.run();
+          return;
+        } catch (const std::exception& e) {
+          log->error("an HTTP handler threw (the request is dropped, the daemon goes on): {}", e.what());
+        } catch (...) {
+          log->error("an HTTP handler threw an unknown exception (the request is dropped, the daemon goes on)");
+        }
+      }
+    });
 
   // Until a signal: forget expired results once a second.
   {

@@ -32,8 +32,10 @@ class CpuResidentKey final : public ResidentKey {
         b1_(key_->b1, pool, kernels, key_->path, "6 (B1)"),
         c_(key_->c, pool, kernels, key_->path, "8 (C)"),
         h_(key_->h, pool, kernels, key_->path, "9 (H)"),
-        b2_(key_->b2, pool, kernels, key_->path, "7 (B2)") {}
+        b2_(key_->b2, pool, kernels, key_->path, "7 (B2)"),
+        rows_(build_constraint_rows(*key_, pool)) {}
   const ProvingKey& key() const override { return *key_; }
+  const ConstraintRows& rows() const { return *rows_; }
   const Radix2Domain<Fr>& domain() const { return domain_; }
   std::span<const Affine<G1>> basis(Basis b) const {
     switch (b) {
@@ -51,6 +53,7 @@ class CpuResidentKey final : public ResidentKey {
   Radix2Domain<Fr> domain_;
   KeyPoints<G1> a_, b1_, c_, h_;
   KeyPoints<G2> b2_;
+  std::shared_ptr<const ConstraintRows> rows_;
 };
 
 template <class Group>
@@ -82,6 +85,14 @@ class CpuBackend final : public Backend {
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override {
     return with_cpu_curve(key->curve, [&](auto curve) -> std::unique_ptr<ResidentKey> {
       return std::make_unique<CpuResidentKey<decltype(curve)>>(std::move(key), host_.pool, kernels_);
+    });
+  }
+
+  void synthesize(ResidentKey& key, Lane, std::span<const Fr256> witness, std::span<Fr256> a, std::span<Fr256> b,
+                  std::span<Fr256> c, const Checkpoint& checkpoint) override {
+    with_cpu_curve(key.key().curve, [&](auto curve) {
+      using Curve = decltype(curve);
+      synthesize_rows<typename Curve::Fr>(resident<Curve>(key).rows(), witness, a, b, c, host_.pool, checkpoint);
     });
   }
 

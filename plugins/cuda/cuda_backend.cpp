@@ -54,8 +54,12 @@ class CudaResidentKey final : public ResidentKey {
 
   // `held`: the backend's count of key bytes per device, which this key adds to while it lives.
   CudaResidentKey(std::shared_ptr<const ProvingKey> key, std::vector<OnDevice> devices, KeyPoints<typename Curve::G2> b2,
-                  std::shared_ptr<std::atomic<uint64_t>> held)
-      : key_(std::move(key)), devices_(std::move(devices)), b2_host_(std::move(b2)), held_(std::move(held)) {
+                  std::shared_ptr<const ConstraintRows> rows, std::shared_ptr<std::atomic<uint64_t>> held)
+      : key_(std::move(key)),
+        devices_(std::move(devices)),
+        b2_host_(std::move(b2)),
+        rows_(std::move(rows)),
+        held_(std::move(held)) {
     *held_ += bytes_per_device();
   }
   ~CudaResidentKey() override { *held_ -= bytes_per_device(); }
@@ -64,6 +68,7 @@ class CudaResidentKey final : public ResidentKey {
   const ProvingKey& key() const override { return *key_; }
   const OnDevice& on(size_t device_slot) const { return devices_[device_slot]; }
   std::span<const Affine<typename Curve::G2>> b2_host() const { return b2_host_.points(); }
+  const ConstraintRows& rows() const { return *rows_; }
 
  private:
   uint64_t bytes_per_device() const {  // the same points on every device
@@ -75,6 +80,7 @@ class CudaResidentKey final : public ResidentKey {
   std::shared_ptr<const ProvingKey> key_;
   std::vector<OnDevice> devices_;
   KeyPoints<typename Curve::G2> b2_host_;
+  std::shared_ptr<const ConstraintRows> rows_;
   std::shared_ptr<std::atomic<uint64_t>> held_;
 };
 
@@ -99,7 +105,7 @@ class CudaBackend final : public Backend {
     return info;
   }
 
-  ResourceClass resource(Stage stage) const override {
+  ResourceClass resource(Stage stage, const ResidentKey&) const override {
     switch (stage) {
       case Stage::compute_h:
       case Stage::msm_g1: return ResourceClass::device;
@@ -111,6 +117,14 @@ class CudaBackend final : public Backend {
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override {
     return with_cpu_curve(key->curve, [&](auto curve) -> std::unique_ptr<ResidentKey> {
       return load_curve<decltype(curve)>(std::move(key));
+    });
+  }
+
+  void synthesize(ResidentKey& key, Lane, std::span<const Fr256> witness, std::span<Fr256> a, std::span<Fr256> b,
+                  std::span<Fr256> c, const Checkpoint& checkpoint) override {
+    with_cpu_curve(key.key().curve, [&](auto curve) {
+      using Curve = decltype(curve);
+      synthesize_rows<typename Curve::Fr>(resident<Curve>(key).rows(), witness, a, b, c, host_.pool, checkpoint);
     });
   }
 
@@ -294,8 +308,9 @@ class CudaBackend final : public Backend {
         throw FailedError(fmt::format("{}: cannot make the key resident on GPU {}: {}", pk.path, device, e.what()));
       }
     }
+    auto rows = build_constraint_rows(pk, host_.pool);
     return std::make_unique<CudaResidentKey<Curve>>(std::move(key), std::move(on_devices), std::move(b2_host),
-                                                    key_bytes_);
+                                                    std::move(rows), key_bytes_);
   }
 
   // Every point of a section canonical and on the curve, in chunks (no full host copy).

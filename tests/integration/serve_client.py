@@ -139,7 +139,16 @@ def still_serving(what):
 
 def case_roundtrip():
     status, j, headers = submit(retry=False)
-    check(status == 202 and j and len(j.get("id", "")) >= 16, "POST /v1/proofs answers 202 with an id", f"({status} {j})")
+    check(status == 202 and j and re.fullmatch(r"[0-9a-f]{32}", j.get("id", "")),
+          "POST /v1/proofs answers 202 with a 128-bit id (32 hex digits)", f"({status} {j})")
+    ids = set()
+    for _ in range(20):
+        s2, j2, _ = submit(key="mul3-bn128", body=witness("mul3"), retry=True)
+        ids.add(j2["id"] if s2 == 202 else None)
+    # Ids from a seeded PRNG share structure across a run; from the OS CSPRNG every one is new and
+    # their hex digits are spread evenly (a weak check, but it catches counters and constants).
+    digits = "".join(i for i in ids if i)
+    check(len(ids) == 20 and None not in ids and len(set(digits)) == 16, "20 more ids: all distinct, every hex digit used")
     check(headers.get("location") == f"/v1/proofs/{j['id']}", "202 carries Location: /v1/proofs/{id}")
     t0 = time.time()
     status, _, data = request("GET", f"/v1/proofs/{j['id']}?wait=30", timeout=40)
@@ -271,6 +280,32 @@ def case_bad_requests():
     for method, path, body, want, what in cases:
         status, _, data = request(method, path, body=body)
         one_line_error(status, data, want, what)
+    # Bytes that are not UTF-8, in the query (raw or percent-escaped) and in the path: a 400, and the
+    # daemon serves on (such a request once ended the process from the JSON encoder). A long-poll of
+    # an unknown id answers its 404 from a timer: that must not end the process either.
+    raw_targets = [
+        (b"GET /v1/proofs/abc?wait=%ff%fe", 400, "a percent-escaped non-UTF-8 query value"),
+        (b"POST /v1/proofs?key=%c3%28", 400, "a non-UTF-8 key name"),
+        (b"GET /v1/proofs/abc?\xff\xfe=1", 400, "raw non-UTF-8 bytes in the query"),
+        (b"GET /v1/proofs/\xff\xfe\xfd", 400, "raw non-UTF-8 bytes in the path"),
+        (b"GET /v1/proofs/\xc3\xa9t\xc3\xa9?wait=0.2", 404, "a long-poll of an unknown UTF-8 id"),
+        (b"GET /nowhere/\xc3\xa9", 404, "an unknown endpoint named in UTF-8"),
+    ]
+    for target, want, what in raw_targets:
+        with socket.create_connection(("127.0.0.1", A.port), timeout=10) as s:
+            auth = f"Authorization: Bearer {A.token}\r\n".encode() if A.token else b""
+            s.sendall(target + b" HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n" + auth + b"Connection: close\r\n\r\n")
+            reply = b""
+            while True:
+                part = s.recv(65536)
+                if not part:
+                    break
+                reply += part
+        text = reply.decode(errors="replace")
+        status = int(text.split()[1]) if text.startswith("HTTP/1.1") else 0
+        one_line_error(status, reply.split(b"\r\n\r\n", 1)[-1], want, what)
+        check(as_json(reply.split(b"\r\n\r\n", 1)[-1]) is not None, f"{what}: the body is valid JSON")
+    still_serving("non-UTF-8 requests")
     # Over the limit (serve.sh: max_body_bytes = 100000): refused from the header, before the body.
     with socket.create_connection(("127.0.0.1", A.port), timeout=10) as s:
         s.sendall(b"POST /v1/proofs?key=poseidon3-bn128 HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n" +

@@ -37,9 +37,15 @@ class FaultyBackend final : public Backend {
     for (Lane lane = 0; lane < info.lanes; ++lane) info.lane_devices.push_back(lane % devices_);
     return info;
   }
-  ResourceClass resource(Stage stage) const override { return inner_->resource(stage); }
+  ResourceClass resource(Stage stage, const ResidentKey& key) const override { return inner_->resource(stage, key); }
+  VectorHome vectors(const ResidentKey& key) const override { return inner_->vectors(key); }
+  void end_proof(Lane lane) noexcept override { inner_->end_proof(lane); }
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override { return inner_->load(std::move(key)); }
 
+  void synthesize(ResidentKey& key, Lane lane, std::span<const Fr256> witness, std::span<Fr256> a, std::span<Fr256> b,
+                  std::span<Fr256> c, const Checkpoint& checkpoint) override {
+    inner_->synthesize(key, lane, witness, a, b, c, checkpoint);
+  }
   void compute_h(ResidentKey& key, Lane lane, std::span<Fr256> a, std::span<Fr256> b, std::span<Fr256> c,
                  const Checkpoint& checkpoint) override {
     if (hit("compute_h", compute_h_calls_, lane)) throw_fault(lane);

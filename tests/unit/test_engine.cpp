@@ -98,7 +98,7 @@ TEST_CASE("engine: the memory budget keeps proofs in flight within it, and one p
   options.memory_budget_bytes = 1;  // smaller than any proof: one at a time
   pacer::Prover prover(rig.parts, options);
   auto key = prover.load_key(kCircuit + "/circuit.zkey");
-  CHECK(pacer::Prover::proof_bytes(key->key()) > 1);
+  CHECK(prover.proof_bytes(*key) > 1);
   auto proofs = submit_all(prover, key, 4);
   std::vector<pacer::ProofOutput> outs;
   for (auto& f : proofs) outs.push_back(f.get());

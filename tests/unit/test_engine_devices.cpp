@@ -42,9 +42,17 @@ class DevicesBackend final : public pacer::Backend {
     info.lane_devices = lane_devices_;
     return info;
   }
-  pacer::ResourceClass resource(pacer::Stage stage) const override { return inner_->resource(stage); }
+  pacer::ResourceClass resource(pacer::Stage stage, const pacer::ResidentKey& key) const override {
+    return inner_->resource(stage, key);
+  }
   std::unique_ptr<pacer::ResidentKey> load(std::shared_ptr<const pacer::ProvingKey> key) override {
     return inner_->load(std::move(key));
+  }
+  void synthesize(pacer::ResidentKey& key, pacer::Lane lane, std::span<const pacer::Fr256> witness,
+                  std::span<pacer::Fr256> a, std::span<pacer::Fr256> b, std::span<pacer::Fr256> c,
+                  const pacer::Checkpoint& checkpoint) override {
+    (void)lane;  // host work: not counted as a call on the lane's device
+    inner_->synthesize(key, 0, witness, a, b, c, checkpoint);
   }
   void compute_h(pacer::ResidentKey& key, pacer::Lane lane, std::span<pacer::Fr256> a, std::span<pacer::Fr256> b,
                  std::span<pacer::Fr256> c, const pacer::Checkpoint& checkpoint) override {
@@ -190,6 +198,8 @@ TEST_CASE("engine: a backend whose lane devices do not match its lanes is refuse
     std::unique_ptr<pacer::ResidentKey> load(std::shared_ptr<const pacer::ProvingKey> k) override {
       return inner->load(std::move(k));
     }
+    void synthesize(pacer::ResidentKey&, pacer::Lane, std::span<const pacer::Fr256>, std::span<pacer::Fr256>,
+                    std::span<pacer::Fr256>, std::span<pacer::Fr256>, const pacer::Checkpoint&) override {}
     void compute_h(pacer::ResidentKey&, pacer::Lane, std::span<pacer::Fr256>, std::span<pacer::Fr256>,
                    std::span<pacer::Fr256>, const pacer::Checkpoint&) override {}
     pacer::PointBytes msm_g1(pacer::ResidentKey&, pacer::Lane, pacer::Basis, std::span<const pacer::Fr256>,

@@ -1,5 +1,5 @@
 #pragma once
-// Compute backends (CPU, CUDA): key residency, H computation and the MSMs of a proof.
+// Compute backends (CPU, CUDA): key residency, synthesis, H computation and the MSMs of a proof.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -52,24 +52,52 @@ class ResidentKey {
   virtual const ProvingKey& key() const = 0;
 };
 
+// Where a proof's vectors a, b, c and h live between its backend calls on one lane.
+//  host:   in buffers the engine allocates and passes as spans (the cpu backend; the cuda backend
+//          when a key's matrices do not fit on its device).
+//  device: on the lane's device. synthesize leaves a, b, c there, compute_h turns them into h in
+//          place, and msm_g1(H) sums over that h: the engine allocates no host a, b, c and passes
+//          empty spans to those three calls. Such a backend also keeps the proof's witness on the
+//          device from its first call that needs it until end_proof.
+enum class VectorHome : uint8_t { host, device };
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual BackendInfo info() const = 0;
-  // What a stage's work consumes on this backend, for the scheduler: work on a device is
+  // What a stage's work on `key` consumes on this backend, for the scheduler: work on a device is
   // ResourceClass::device (not paced against host memory bandwidth); work on the host pool keeps
-  // its default class (the cuda backend's msm_g2 with g2 = "cpu" is membw).
-  virtual ResourceClass resource(Stage stage) const { return default_resource(stage); }
+  // its default class (the cuda backend's msm_g2 with g2 = "cpu" is membw, and so is synthesis for
+  // a key whose matrices did not fit on the GPU).
+  virtual ResourceClass resource(Stage stage, const ResidentKey& key) const {
+    (void)key;
+    return default_resource(stage);
+  }
   virtual std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) = 0;
+  virtual VectorHome vectors(const ResidentKey& key) const {
+    (void)key;
+    return VectorHome::host;
+  }
+  // a = A·w, b = B·w, c = a∘b over the key's constraint matrices (Montgomery form, domain_size
+  // each; rows past the constraints are zero). `witness`: standard form, n_vars values. With
+  // vectors(key) == device, a, b and c are empty and the results stay on the lane's device.
+  virtual void synthesize(ResidentKey& key, Lane lane, std::span<const Fr256> witness, std::span<Fr256> a,
+                          std::span<Fr256> b, std::span<Fr256> c, const Checkpoint& checkpoint) = 0;
   // a, b, c: evaluations at the domain (Montgomery form, domain_size each). On return a holds
-  // h = A_odd*B_odd - C_odd in STANDARD form (MSM scalars); b and c are scratch.
+  // h = A_odd*B_odd - C_odd in STANDARD form (MSM scalars); b and c are scratch. Empty spans
+  // with vectors(key) == device (see VectorHome).
   virtual void compute_h(ResidentKey& key, Lane lane, std::span<Fr256> a, std::span<Fr256> b,
                          std::span<Fr256> c, const Checkpoint& checkpoint) = 0;
   // Sum of scalars[i] * basis[i]; scalars in standard form, as many as the basis has points.
+  // Basis::H with empty scalars: the h that compute_h left on the lane's device.
   virtual PointBytes msm_g1(ResidentKey& key, Lane lane, Basis basis, std::span<const Fr256> scalars,
                             const Checkpoint& checkpoint) = 0;
   virtual PointBytes msm_g2(ResidentKey& key, Lane lane, std::span<const Fr256> scalars,
                             const Checkpoint& checkpoint) = 0;
+  // The proof holding `lane` made its last call on it (or failed): whatever the backend kept on
+  // the lane for that proof (its witness and vectors on a device) may go. Called before the lane
+  // is handed to another proof, and before the proof's host buffers are freed.
+  virtual void end_proof(Lane lane) noexcept { (void)lane; }
 };
 
 }  // namespace pacer

@@ -1,6 +1,6 @@
 #pragma once
-// The proof engine (docs/architecture.md). A proof is a
-// graph of stages: load -> {synthesize, msm_g2, msm_g1 A/B1/C}; synthesize -> compute_h -> msm_g1 H;
+// The proof engine (docs/architecture.md). A proof is a graph of stages: [witness ->] load ->
+// {synthesize, msm_g2, msm_g1 A/B1/C}; synthesize -> compute_h -> msm_g1 H;
 // assemble after every MSM; release last. Independent stages of one proof overlap; N proofs run
 // with J in flight. Stage bodies run on Boost.Asio executors: a pool of stage drivers whose
 // numeric loops share the one CPU ThreadPool, and one strand per backend lane for a proof's
@@ -61,6 +61,10 @@ inline constexpr unsigned kMaxJobsInFlight = 256;
 struct ProveOptions {
   // TEST ONLY: r = s = 0 makes the proof deterministic (and removes zero-knowledge).
   bool zero_blinding = false;
+  // The WitnessSource runs a witness generator (input.json -> witness): it then runs as the
+  // proof's own `witness` stage, admitted and paced by the scheduler like the other CPU stages,
+  // instead of inside `load`.
+  bool witness_stage = false;
   // Called once the proof's future is ready (done or failed), on an engine thread: it must be quick
   // and must not wait on other proofs. Lets a daemon learn of every end without a thread per proof.
   // What it throws is logged and dropped.
@@ -94,8 +98,9 @@ struct ProofOutput {
   std::chrono::steady_clock::time_point submitted_at, started_at, ended_at;  // queued, in flight, done
 };
 
-// Reads (or makes) the witness of one proof; runs inside its load stage, so once per attempt: a
-// proof run again after a device failure calls it a second time.
+// Reads (or makes) the witness of one proof; runs inside its load stage (or as its witness stage:
+// ProveOptions::witness_stage), once per attempt: a proof run again after a device failure calls it
+// a second time.
 using WitnessSource = std::function<std::shared_ptr<const Witness>()>;
 
 class Prover {
@@ -105,8 +110,7 @@ class Prover {
   Prover(const Prover&) = delete;
   Prover& operator=(const Prover&) = delete;
 
-  // Reads the zkey and makes it resident on the backend (once; reuse for many proofs). Also
-  // indexes its coefficient section by row, so synthesis runs in parallel without atomics.
+  // Reads the zkey and makes it resident on the backend (once; reuse for many proofs).
   std::shared_ptr<ResidentKey> load_key(const std::string& zkey_path);
   // Queues one proof; it starts when fewer than jobs_in_flight proofs run and the memory budget
   // allows. The future throws what failed the proof (InputError for a witness that does not match
@@ -125,8 +129,9 @@ class Prover {
   };
   LaneHealth lane_health() const;
   uint64_t memory_budget_bytes() const;
-  // What one proof on this key holds at its peak, for admission (a/b/c, witness, MSM scratch).
-  static uint64_t proof_bytes(const ProvingKey& key);
+  // What one proof on this key holds in host memory at its peak, for admission (witness, a/b/c
+  // where they live on the host, MSM scratch where the backend computes on the host).
+  uint64_t proof_bytes(const ResidentKey& key) const;
 
   struct Impl;
 

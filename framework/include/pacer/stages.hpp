@@ -8,15 +8,17 @@ namespace pacer {
 
 using JobId = uint64_t;
 
-enum class Stage : uint8_t { load, synthesize, compute_h, msm_g1, msm_g2, assemble, release };
-inline constexpr int kStageCount = 7;
+// witness: a witness generator run on input.json (fullprove only; a proof with a .wtns skips it).
+enum class Stage : uint8_t { witness, load, synthesize, compute_h, msm_g1, msm_g2, assemble, release };
+inline constexpr int kStageCount = 8;
 
 // What a stage mostly consumes; schedulers pace the membw class. `device`: work on an accelerator
 // (its lane's stream), which competes with no host stage.
 enum class ResourceClass : uint8_t { io, membw, compute, cpu, device };
 
 constexpr std::string_view stage_name(Stage s) {
-  constexpr std::string_view names[] = {"load", "synthesize", "compute_h", "msm_g1", "msm_g2", "assemble", "release"};
+  constexpr std::string_view names[] = {"witness", "load",   "synthesize", "compute_h",
+                                        "msm_g1",  "msm_g2", "assemble",   "release"};
   return names[static_cast<int>(s)];
 }
 constexpr std::string_view resource_name(ResourceClass c) {
@@ -25,6 +27,7 @@ constexpr std::string_view resource_name(ResourceClass c) {
 }
 constexpr ResourceClass default_resource(Stage s) {
   switch (s) {
+    case Stage::witness: return ResourceClass::membw;  // the heavy CPU stage of a circom proof
     case Stage::load: return ResourceClass::io;
     case Stage::synthesize: return ResourceClass::membw;
     case Stage::compute_h: return ResourceClass::compute;

@@ -43,7 +43,36 @@ Response make_response(http::status status, std::string body, const char* conten
   return r;
 }
 
-Response json_response(http::status status, const json& body) { return make_response(status, body.dump() + "\n"); }
+// Text from a request may be any bytes: invalid UTF-8 is written as U+FFFD instead of throwing
+// (a throw here, outside every handler, once ended the process).
+Response json_response(http::status status, const json& body) {
+  return make_response(status, body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+}
+
+// RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF.
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80) { ++i; continue; }
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return false;
+    if (i + len > s.size()) return false;
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return false;
+    i += len;
+  }
+  return true;
+}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -97,6 +126,10 @@ struct Api::Target {
   explicit Target(std::string_view target) {
     const auto q = target.find('?');
     path = std::string(target.substr(0, q));
+    if (!valid_utf8(path)) {
+      problem = "the request path is not valid UTF-8";
+      return;
+    }
     if (q == std::string_view::npos) return;
     std::string_view rest = target.substr(q + 1);
     while (!rest.empty()) {
@@ -109,6 +142,10 @@ struct Api::Target {
       const auto value = url_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
       if (!key || !value) {
         problem = fmt::format("bad percent-escape in the query \"{}\"", one_line(std::string(pair)));
+        return;
+      }
+      if (!valid_utf8(*key) || !valid_utf8(*value)) {
+        problem = "the query is not valid UTF-8 (after percent-decoding)";
         return;
       }
       query[*key] = *value;
@@ -164,16 +201,17 @@ std::optional<Response> Api::check_header(const RequestHeader& header) {
 }
 
 void Api::handle(Request request, Respond respond) {
-  const Target target(sv(request.target()));
-  if (!target.problem.empty()) return respond(error(http::status::bad_request, target.problem));
-  const auto method = request.method();
-  auto wrong_method = [&](const char* allowed) {
-    Response r = error(http::status::method_not_allowed,
-                       fmt::format("{} {}: method not allowed (allowed: {})", sv(request.method_string()), target.path, allowed));
-    r.set(http::field::allow, allowed);
-    return r;
-  };
+  // Whatever a request does, it ends here as a response: nothing it throws reaches the io threads.
   try {
+    const Target target(sv(request.target()));
+    if (!target.problem.empty()) return respond(error(http::status::bad_request, target.problem));
+    const auto method = request.method();
+    auto wrong_method = [&](const char* allowed) {
+      Response r = error(http::status::method_not_allowed, fmt::format("{} {}: method not allowed (allowed: {})",
+                                                                       sv(request.method_string()), target.path, allowed));
+      r.set(http::field::allow, allowed);
+      return r;
+    };
     if (target.path == kProofs) {
       if (method != http::verb::post) return respond(wrong_method("POST"));
       return submit(target, request, respond);
@@ -197,6 +235,8 @@ void Api::handle(Request request, Respond respond) {
                               one_line(target.path))));
   } catch (const std::exception& e) {
     respond(error(http::status::internal_server_error, e.what()));
+  } catch (...) {
+    respond(error(http::status::internal_server_error, "unknown exception"));
   }
 }
 
@@ -306,7 +346,11 @@ void Api::get_proof(const std::string& id, const Target& target, Respond& respon
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wait)));
   asio::post(timer->get_executor(), [this, id, timer, respond = std::move(respond)]() mutable {
     timer->async_wait([this, id, timer, respond = std::move(respond)](const boost::system::error_code&) {
-      respond(job_response(id));
+      try {  // a timer handler: what escapes it ends io.run()
+        respond(job_response(id));
+      } catch (const std::exception& e) {
+        respond(error(http::status::internal_server_error, e.what()));
+      }
     });
     if (!store_.when_final(id, [timer] { asio::post(timer->get_executor(), [timer] { timer->cancel(); }); }))
       timer->cancel();  // final already, or unknown: answer now

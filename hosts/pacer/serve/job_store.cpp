@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "pacer/os_random.hpp"
+
 namespace pacer::host::serve {
 
 namespace {
@@ -57,8 +59,7 @@ JobStore::JobStore(Prover& prover, Metrics& metrics, Limits limits, std::shared_
       metrics_(metrics),
       limits_(limits),
       log_(std::move(log)),
-      engine_slots_(std::max(1u, prover.jobs_in_flight())),
-      ids_(std::random_device{}()) {}
+      engine_slots_(std::max(1u, prover.jobs_in_flight())) {}
 
 JobStore::~JobStore() {
   // Engine threads call back into this store until their proofs end.
@@ -68,7 +69,7 @@ JobStore::~JobStore() {
 
 std::string JobStore::new_id_locked() {
   for (;;) {
-    std::string id = fmt::format("{:016x}{:016x}", ids_(), ids_());
+    std::string id = os_random_hex(16);
     if (!jobs_.count(id)) return id;
   }
 }

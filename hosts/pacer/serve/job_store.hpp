@@ -16,7 +16,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -100,6 +99,8 @@ class JobStore {
   void dispatch_locked();  // hands queued jobs to the engine while it has room
   void proof_ended(const std::shared_ptr<Job>& job);
   void finalize_locked(const std::shared_ptr<Job>& job, JobState state, std::vector<std::function<void()>>& wake);
+  // 128 bits from the OS CSPRNG, as 32 hex digits: a job id is its reader's only credential
+  // besides the token, so it must not be guessable from ids seen earlier.
   std::string new_id_locked();
 
   Prover& prover_;
@@ -116,7 +117,6 @@ class JobStore {
   unsigned in_engine_ = 0;                  // proofs handed to the engine and not yet ended
   bool closed_ = false;
   double mean_proof_seconds_ = 0;           // for Retry-After
-  std::mt19937_64 ids_;
 };
 
 }  // namespace pacer::host::serve

@@ -7,6 +7,7 @@
 #include "pacer/cpu/key_points.hpp"
 #include "pacer/cpu/msm.hpp"
 #include "pacer/cpu/ntt.hpp"
+#include "pacer/cpu/synthesis.hpp"
 #include "pacer/math/curves.hpp"
 
 namespace pacer::math {
