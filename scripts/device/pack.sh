@@ -13,7 +13,7 @@ dist=.devcarry/dist
 grep -qx '/.devcarry/' .git/info/exclude 2>/dev/null || echo '/.devcarry/' >>"$(git rev-parse --git-common-dir)/info/exclude"
 rm -rf "$dist"
 mkdir -p "$dist/bin" "$dist/lib/pacer"
-for b in pacer pacer_cuda_tests pacer_cuda_selftest pacer_bench_kernels; do
+for b in pacer pacer_cuda_tests pacer_cuda_selftest pacer_bench_kernels pacer_bench_synthesis pacer_membw_hog; do
   [ -x "$build/bin/$b" ] && cp "$build/bin/$b" "$dist/bin/"
 done
 # The soname file itself, not links: the device tool carries a link as a link.
