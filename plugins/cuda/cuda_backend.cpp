@@ -87,7 +87,8 @@ class CudaBackend final : public Backend {
       using Curve = decltype(curve);
       auto& k = resident<Curve>(key);
       if (!k.rows_on_device())
-        return synthesize_rows<typename Curve::Fr>(k.host_rows(), witness, a, b, c, host_.pool, checkpoint);
+        return synthesize_rows<typename Curve::Fr>(k.host_rows(), witness, a, b, c, host_.pool, checkpoint,
+                                                     opt_.cpu_kernels);
       if (!a.empty() || !b.empty() || !c.empty())
         throw FailedError("cuda backend: synthesis on the GPU keeps a, b, c there, but host buffers were passed");
       if (witness.size() != k.key().n_vars)

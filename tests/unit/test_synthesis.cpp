@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gmp_oracle.hpp"
+#include "ifma_paths.hpp"
 #include "pacer/cpu/kernels.hpp"
 #include "pacer/formats/constraint_rows.hpp"
 #include "pacer/formats/wtns.hpp"
@@ -84,18 +85,20 @@ TEST_CASE("cpu synthesis equals A·w, B·w and their product computed by GMP fro
     CHECK(rows->terms() == key->n_coeffs);
     CHECK(rows->start.size() == 2 * size_t(key->domain_size) + 1);
     const size_t n = key->domain_size;
-    std::vector<Fr256> a(n), b(n), c(n);
-    pacer::math::with_cpu_curve(key->curve, [&](auto curve) {
-      using Fr = typename decltype(curve)::Fr;
-      pacer::math::synthesize_rows<Fr>(*rows, w.values, a, b, c, &pool, nullptr);
-    });
     const Expected e = expected_by_gmp(*key, w);
     const Mpz r = pacer::test::to_mpz(pacer::curve_scalar_prime(key->curve));
-    size_t bad = 0;
-    for (size_t i = 0; i < n; ++i)
-      bad += mpz_cmp(from_montgomery(a[i], r).z, e.a[i].z) != 0 || mpz_cmp(from_montgomery(b[i], r).z, e.b[i].z) != 0 ||
-             mpz_cmp(from_montgomery(c[i], r).z, e.c[i].z) != 0;
-    CHECK(bad == 0);
+    pacer::test::for_each_ifma_setting("synthesis", [&](const pacer::math::CpuKernels& kernels) {
+      std::vector<Fr256> a(n), b(n), c(n);
+      pacer::math::with_cpu_curve(key->curve, [&](auto curve) {
+        using Fr = typename decltype(curve)::Fr;
+        pacer::math::synthesize_rows<Fr>(*rows, w.values, a, b, c, &pool, nullptr, kernels);
+      });
+      size_t bad = 0;
+      for (size_t i = 0; i < n; ++i)
+        bad += mpz_cmp(from_montgomery(a[i], r).z, e.a[i].z) != 0 ||
+               mpz_cmp(from_montgomery(b[i], r).z, e.b[i].z) != 0 || mpz_cmp(from_montgomery(c[i], r).z, e.c[i].z) != 0;
+      CHECK(bad == 0);
+    });
   }
 }
 
