@@ -7,11 +7,12 @@
 #     J = 1: one proof at a time; its lane seconds a proof give the GPU bound (bench prints it);
 #     J = 2 with every proof reading its .wtns in its load stage (--read-witness);
 #     J in JOBS (default "2 4"): alone, then beside the DRAM hog (pacer_membw_hog, HOG_THREADS = 8),
-#     then alone and beside it again (alternating, so drift shows).
+#     ROUNDS times (default 2: alone, hog, alone, hog, so drift shows).
 #   BLS12-381 at 2^BLS_LOG (default 22; "" = none): J = 1 and 2.
 #   A proof per key for snarkjs (checked back here: scripts/device/verify_outputs.sh), and the CPU
 #   synthesis against its 439283f anchor on each BN254 key (pacer_bench_synthesis).
-# Logs, bench summaries and traces go to $OUT; proofs to $OUT/proofs.tar.gz.
+# Logs go to $OUT; bench summaries, traces and the proofs to $OUT/results.tgz (written also when the
+# script is stopped midway: the device tool brings back at most 8 files).
 # PROOFS (default 24) proofs a bench after J warm-up proofs.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,8 +22,11 @@ export LD_LIBRARY_PATH="$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PACER_PLUGIN_PATH="$dist/lib/pacer"
 OUT=${OUT:-/tmp/pacer-out}
 mkdir -p "$OUT"
-work=$(mktemp -d)
-mkdir -p "$work/proofs"
+work=${WORK:-$(mktemp -d)}  # WORK: a folder to tar by hand if this script is killed midway
+mkdir -p "$work/proofs" "$work/runs"
+runs="$work/runs"
+trap 'tar -C "$work" -czf "$OUT/results.tgz" proofs runs 2>/dev/null' EXIT
+trap 'exit 143' TERM INT
 P="$dist/bin/pacer"
 config=${CONFIG:-$root/examples/configs/cuda.toml}
 log() { echo "=== $(date -u +%H:%M:%S) $*"; }
@@ -36,18 +40,18 @@ bench() {  # bench TAG KEY WTNS JOBS [bench options...]
   local tag=$1 zkey=$2 wtns=$3 jobs=$4
   shift 4
   "$P" bench --config "$work/bench.toml" --zkey "$zkey" --witness "$wtns" --proofs "${PROOFS:-24}" --jobs "$jobs" \
-    --warmup "$jobs" --json "$OUT/$tag.json" --trace "$OUT/$tag.trace.json" "$@" 2>&1 |
+    --warmup "$jobs" --json "$runs/$tag.json" --trace "$runs/$tag.trace.json" "$@" 2>&1 |
     grep -E "wall|cpu|lanes|latency|memory|^synth|^compute|^msm|^load|error"
 }
 
 with_hog() {  # with_hog COMMAND...: runs it beside the hog
-  "$dist/bin/pacer_membw_hog" "${HOG_THREADS:-8}" 512 >"$OUT/hog.log" 2>&1 &
+  "$dist/bin/pacer_membw_hog" "${HOG_THREADS:-8}" 512 >"$runs/hog.log" 2>&1 &
   local hog=$!
   sleep 2
   "$@"
   kill -TERM $hog
   wait $hog 2>/dev/null
-  tail -n 2 "$OUT/hog.log"
+  tail -n 2 "$runs/hog.log"
 }
 
 key() {  # key CURVE LOG: dev key and witness in $work/CURVE-LOG.*; one proof for snarkjs
@@ -69,7 +73,7 @@ for lg in ${SIZES:-22 24}; do
     log "2^$lg J=2, every proof reading its .wtns (--read-witness)"
     bench "bn254-$lg-j2-read" "$base.zkey" "$base.wtns" 2 --read-witness
     for j in ${JOBS:-2 4}; do
-      for round in 1 2; do
+      for round in $(seq "${ROUNDS:-2}"); do
         log "2^$lg J=$j alone ($round)"
         bench "bn254-$lg-j$j-alone$round" "$base.zkey" "$base.wtns" "$j"
         log "2^$lg J=$j beside the hog ($round)"
@@ -94,5 +98,4 @@ if [ -n "${BLS_LOG-22}" ]; then
   ) 2>&1 | tee "$OUT/bls12381.log"
 fi
 
-tar -C "$work" -czf "$OUT/proofs.tar.gz" proofs
 log "done"
