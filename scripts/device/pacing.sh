@@ -34,7 +34,10 @@ nvidia-smi -L 2>&1 | tee "$OUT/gpu.txt"
 nproc >>"$OUT/gpu.txt"
 
 # The key's subgroups are checked by the proof made first; the benches load it unchecked.
-{ cat "$config"; printf '\n[host]\nverify_proofs = true\ncheck_key_subgroups = false\n'; } >"$work/bench.toml"
+host_keys='verify_proofs = true\ncheck_key_subgroups = false'
+sed -E '/^(verify_proofs|check_key_subgroups)[[:space:]]*=/d' "$config" >"$work/bench.toml.in"
+if grep -q '^\[host\]' "$work/bench.toml.in"; then sed "s/^\[host\]\$/[host]\n$host_keys/" "$work/bench.toml.in" >"$work/bench.toml"
+else { cat "$work/bench.toml.in"; printf '\n[host]\n%b\n' "$host_keys"; } >"$work/bench.toml"; fi
 
 bench() {  # bench TAG KEY WTNS JOBS [bench options...]
   local tag=$1 zkey=$2 wtns=$3 jobs=$4
