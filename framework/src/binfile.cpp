@@ -1,10 +1,13 @@
 // Memory-mapped reading of the iden3 binary container (docs/formats.md §2).
 #include "pacer/formats/binfile.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "pacer/error.hpp"
@@ -36,6 +39,7 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   if (mapped == MAP_FAILED) throw InputError(path + ": cannot map: " + std::strerror(errno));
   data_ = static_cast<const std::byte*>(mapped);
   mapped_ = true;
+  fd_ = ::fcntl(file.fd(), F_DUPFD_CLOEXEC, 0);  // -1: copy_out falls back to the mapping
 }
 
 MappedFile::MappedFile(std::string name, std::string bytes) : path_(std::move(name)), owned_(std::move(bytes)) {
@@ -46,6 +50,23 @@ MappedFile::MappedFile(std::string name, std::string bytes) : path_(std::move(na
 
 MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void MappedFile::copy_out(std::span<const std::byte> part, void* out) const {
+  if (part.data() < data_ || part.data() + part.size() > data_ + size_)
+    throw std::logic_error("MappedFile::copy_out: the range is not part of " + path_);
+  auto* dest = static_cast<std::byte*>(out);
+  size_t done = 0;
+  if (fd_ >= 0) {
+    const auto offset = static_cast<off_t>(part.data() - data_);
+    while (done < part.size()) {
+      const ssize_t n = ::pread(fd_, dest + done, part.size() - done, offset + static_cast<off_t>(done));
+      if (n > 0) done += size_t(n);
+      else if (n == 0 || errno != EINTR) break;  // the file shrank, or a read error: the mapping says
+    }
+  }
+  if (done < part.size()) std::memcpy(dest + done, part.data() + done, part.size() - done);
 }
 
 BinFile::BinFile(const std::string& path, std::string_view magic, uint32_t max_version)

@@ -43,7 +43,7 @@ Witness read_wtns(const BinFile& bin, Allocator* allocator) {
   constexpr size_t kBlock = size_t(1) << 15;  // values: 1 MiB
   for (size_t begin = 0; begin < n_witness; begin += kBlock) {
     const size_t count = std::min<size_t>(kBlock, n_witness - begin);
-    std::memcpy(static_cast<void*>(&w.values[begin]), values.data() + begin * n8, count * n8);
+    bin.file()->copy_out(values.subspan(begin * n8, count * n8), &w.values[begin]);
     for (size_t i = begin; i < begin + count; ++i)
       if (!fr256_less_than(w.values[i], r))
         throw InputError(path + ": witness value " + std::to_string(i) + " is not below the scalar prime r");

@@ -54,6 +54,9 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   std::span<const std::byte> bytes() const { return {data_, size_}; }
   const std::string& path() const { return path_; }
+  // Copies `part` (a range of bytes()) to `out`. From a file it reads (pread) instead of touching
+  // the mapping, so a large section streams at file-read speed without a page fault a page.
+  void copy_out(std::span<const std::byte> part, void* out) const;
 
  private:
   std::string path_;
@@ -61,6 +64,7 @@ class MappedFile {
   size_t size_ = 0;
   std::string owned_;  // the bytes of the in-memory form; empty for a mapped file
   bool mapped_ = false;
+  int fd_ = -1;  // the mapped file, kept open for copy_out
 };
 
 class BinFile {
