@@ -47,6 +47,13 @@ struct Generator::Impl {
     throw InputError(fmt::format("{}: the witness generator failed on {}: {}", source.describe(), inputs.source, message));
   }
   std::string missing_inputs(const Instance& instance, const CircuitInputs& inputs, size_t given) const;
+  // Checks every signal against the circuit, then reduces its values to the field: the signals'
+  // hashes and values in order, ready to set. Throws InputError for the first problem.
+  struct BoundInput {
+    uint64_t hash;
+    std::vector<Fr256> values;
+  };
+  std::vector<BoundInput> bind(const Instance& instance, const CircuitInputs& inputs, const ComputeOptions& options) const;
 };
 
 namespace {
@@ -97,7 +104,7 @@ std::shared_ptr<Generator> Generator::open(const GeneratorSource& source, const 
   std::string toolchain_key;
   std::optional<fs::path> entry;
   try {
-    toolchain_key = recipe->toolchain_key();
+    toolchain_key = recipe->toolchain_key(cache.root() / "toolchains");
     entry = cache.find(recipe->source_key(), toolchain_key);
   } catch (const InputError& no_compiler) {
     // A machine without compilers may still hold a library built elsewhere (pacer witness --compile-only).
@@ -108,13 +115,19 @@ std::shared_ptr<Generator> Generator::open(const GeneratorSource& source, const 
   bool fresh = false;
   for (int attempt = 0;; ++attempt) {
     if (!entry) {
-      log.info("compiling {} to native code (first use of this generator; a large circuit takes a minute)",
-               source.describe());
-      const auto start = std::chrono::steady_clock::now();
+      // Only the process that compiles says so; one that waits for it says that instead.
       entry = cache.get_or_build(
-          recipe->source_key(), toolchain_key, [&](const fs::path& dir) { recipe->build(dir, log); }, log);
-      log.info("compiled {} in {:.1f} s; cached in {}", source.describe(),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), entry->string());
+          recipe->source_key(), toolchain_key,
+          [&](const fs::path& dir) {
+            log.info("compiling {} to native code (first use of this generator; a large circuit takes a minute)",
+                     source.describe());
+            const auto start = std::chrono::steady_clock::now();
+            recipe->build(dir, log);
+            log.info("compiled {} in {:.1f} s; cached in {}", source.describe(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                     cache.root().string());
+          },
+          log);
       fresh = true;
     }
     impl->library_file = *entry / kGeneratorLibrary;
@@ -156,45 +169,58 @@ CurveId Generator::curve() const { return impl_->curve; }
 uint32_t Generator::witness_size() const { return impl_->witness_size; }
 uint32_t Generator::input_count() const { return impl_->input_count; }
 
+std::vector<Generator::Impl::BoundInput> Generator::Impl::bind(const Instance& instance, const CircuitInputs& inputs,
+                                                               const ComputeOptions& options) const {
+  const pacer_wg_api& api = instance.api();
+  std::vector<BoundInput> bound;
+  size_t given = 0;
+  for (const InputSignal& signal : inputs.signals) {
+    const uint64_t hash = signal_hash(signal.name);
+    int64_t size = -1;
+    check(instance, api.input_size(instance.get(), hash, &size), inputs);
+    // A name the circuit does not know has size 0 (or -1); snarkjs lets "x": [] pass for it.
+    if (size <= 0 && !signal.values.empty())
+      refuse(inputs, fmt::format("'{}' is not an input signal of the circuit ({})", printable_name(signal.name),
+                                 source.describe()));
+    if (static_cast<uint64_t>(std::max<int64_t>(size, 0)) != signal.values.size())
+      refuse(inputs, fmt::format("signal '{}' takes {} value{}, not {}", printable_name(signal.name), size,
+                                 size == 1 ? "" : "s", signal.values.size()));
+    given += signal.values.size();
+    bound.push_back({hash, {}});
+  }
+  if (given < input_count) refuse(inputs, missing_inputs(instance, inputs, given));
+  for (size_t s = 0; s < inputs.signals.size(); ++s) {
+    const InputSignal& signal = inputs.signals[s];
+    bound[s].values.resize(signal.values.size());
+    for (size_t i = 0; i < signal.values.size(); ++i)
+      if (!reduce_to_field(signal.values[i], prime, options.strict_inputs, bound[s].values[i]))
+        refuse(inputs, fmt::format("signal '{}': value {} ({}) is outside [0, p) of {} (--strict-inputs)",
+                                   printable_name(signal.name), i, signal.values[i].str().substr(0, 100),
+                                   curve_json_name(curve)));
+  }
+  return bound;
+}
+
+void Generator::check_inputs(const CircuitInputs& inputs, const ComputeOptions& options) const {
+  Instance instance = impl_->library->acquire();
+  impl_->bind(instance, inputs, options);
+  instance.release();  // lookups only: the instance is as it was
+}
+
 Witness Generator::compute(const CircuitInputs& inputs, Allocator* allocator, const ComputeOptions& options) const {
   const Impl& g = *impl_;
   Instance instance = g.library->acquire();
   const pacer_wg_api& api = instance.api();
   api.set_log(instance.get(), log_line, g.log.get());
   g.check(instance, api.begin(instance.get()), inputs);
-
   // Every signal checked before any is set: the first problem is the one reported.
-  std::vector<uint64_t> hashes;
-  size_t given = 0;
-  for (const InputSignal& signal : inputs.signals) {
-    const uint64_t hash = signal_hash(signal.name);
-    int64_t size = -1;
-    g.check(instance, api.input_size(instance.get(), hash, &size), inputs);
-    // A name the circuit does not know has size 0 (or -1); snarkjs lets "x": [] pass for it.
-    if (size <= 0 && !signal.values.empty())
-      g.refuse(inputs, fmt::format("'{}' is not an input signal of the circuit ({})", printable_name(signal.name),
-                                   g.source.describe()));
-    if (static_cast<uint64_t>(std::max<int64_t>(size, 0)) != signal.values.size())
-      g.refuse(inputs, fmt::format("signal '{}' takes {} value{}, not {}", printable_name(signal.name), size,
-                                   size == 1 ? "" : "s", signal.values.size()));
-    hashes.push_back(hash);
-    given += signal.values.size();
-  }
-  if (given < g.input_count) g.refuse(inputs, g.missing_inputs(instance, inputs, given));
-
-  for (size_t s = 0; s < inputs.signals.size(); ++s) {
-    const InputSignal& signal = inputs.signals[s];
+  const std::vector<Impl::BoundInput> bound = g.bind(instance, inputs, options);
+  for (const auto& signal : bound)
     for (size_t i = 0; i < signal.values.size(); ++i) {
-      Fr256 value{};
-      if (!reduce_to_field(signal.values[i], g.prime, options.strict_inputs, value))
-        g.refuse(inputs, fmt::format("signal '{}': value {} ({}) is outside [0, p) of {} (--strict-inputs)",
-                                     printable_name(signal.name), i, signal.values[i].str().substr(0, 100),
-                                     curve_json_name(g.curve)));
       uint32_t words[PACER_WG_MAX_WORDS];
-      std::memcpy(words, value.data(), sizeof words);
-      g.check(instance, api.set_input(instance.get(), hashes[s], static_cast<uint32_t>(i), words), inputs);
+      std::memcpy(words, signal.values[i].data(), sizeof words);
+      g.check(instance, api.set_input(instance.get(), signal.hash, static_cast<uint32_t>(i), words), inputs);
     }
-  }
 
   Witness witness;
   witness.path = fmt::format("{} (computed by {})", inputs.source, g.source.describe());

@@ -85,8 +85,8 @@ class CircomCppRecipe final : public Recipe {
 
   const std::string& source_key() const override { return source_key_; }
 
-  std::string toolchain_key() override {
-    toolchain_ = find_cpp_toolchain();
+  std::string toolchain_key(const fs::path& memo_dir) override {
+    toolchain_ = find_cpp_toolchain(memo_dir);
     KeyHasher hasher;
     hasher.add(toolchain_.identity);
     for (const auto* flags : {&kFlags, &kLinkFlags})

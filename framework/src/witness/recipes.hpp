@@ -20,8 +20,9 @@ class Recipe {
   virtual ~Recipe() = default;
   // SHA-256 of the generator's content, Pacer's glue and Pacer's version.
   virtual const std::string& source_key() const = 0;
-  // Finds the compilers (InputError naming what is missing) and hashes what they say they are.
-  virtual std::string toolchain_key() = 0;
+  // Finds the compilers (InputError naming what is missing) and hashes what they say they are
+  // (remembered in memo_dir: toolchain.hpp).
+  virtual std::string toolchain_key(const std::filesystem::path& memo_dir) = 0;
   // Writes kGeneratorLibrary (and what it needs beside it) into `dir`. InputError when the
   // generator does not translate or compile, naming the first error.
   virtual void build(const std::filesystem::path& dir, spdlog::logger& log) = 0;

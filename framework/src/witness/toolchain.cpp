@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,8 +14,11 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "build_cache.hpp"
 #include "pacer/error.hpp"
+#include "pacer/os_random.hpp"
 
 extern char** environ;
 
@@ -42,6 +46,55 @@ std::string version_of(const std::vector<std::string>& command, const std::strin
   if (r.exit_code != 0)
     throw InputError(fmt::format("{} ({}) does not run: {}", what, command.front(), trimmed(r.output)));
   return trimmed(r.output);
+}
+
+// The identity of the files behind a command's words (each word found on PATH, links resolved).
+std::string file_identities(const std::vector<std::string>& command) {
+  std::string out;
+  for (const auto& word : command) {
+    const fs::path program = find_program(word);
+    std::error_code ec;
+    const fs::path real = program.empty() ? fs::path() : fs::canonical(program, ec);
+    struct stat st {};
+    if (real.empty() || ::stat(real.c_str(), &st) != 0) {
+      out += fmt::format("{} -\n", word);
+      continue;
+    }
+    out += fmt::format("{} {} {} {} {} {}.{} {}.{}\n", word, real.string(), st.st_dev, st.st_ino, st.st_size,
+                       st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+  }
+  return out;
+}
+
+// version_of(), remembered in memo_dir by file_identities(): a warm run starts no compiler.
+std::string remembered_version(const std::vector<std::string>& command, const std::string& what,
+                               const fs::path& memo_dir) {
+  if (memo_dir.empty()) return version_of(command, what);
+  KeyHasher hasher;
+  hasher.add("tool version");
+  hasher.add(file_identities(command));
+  const fs::path memo = memo_dir / hasher.hex();
+  std::error_code ec;
+  if (fs::is_regular_file(memo, ec)) {
+    std::ifstream in(memo, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (in && !text.str().empty()) return text.str();
+  }
+  std::string version = version_of(command, what);
+  // Best effort: a read-only cache only costs the next run the same question. Folders made here
+  // are private to the user, as the cache's others.
+  for (const fs::path& dir : {memo_dir.parent_path(), memo_dir})
+    if (!fs::exists(dir, ec) && fs::create_directories(dir, ec)) fs::permissions(dir, fs::perms::owner_all, ec);
+  const fs::path tmp = memo.string() + ".tmp-" + os_random_hex(8);
+  bool written = false;
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    written = static_cast<bool>(out << version);
+  }
+  if (written) fs::rename(tmp, memo, ec);
+  if (!written || ec) fs::remove(tmp, ec);
+  return version;
 }
 
 }  // namespace
@@ -108,13 +161,13 @@ std::vector<std::string> compiler_command(const char* environment_variable, cons
   return words;
 }
 
-WasmToolchain find_wasm_toolchain() {
+WasmToolchain find_wasm_toolchain(const fs::path& memo_dir) {
   WasmToolchain t;
   t.wasm2c = find_program("wasm2c");
   if (t.wasm2c.empty())
     throw InputError("wasm2c was not found on PATH: install it (Debian: apt-get install wabt) to use a .wasm witness "
                      "generator, or prebuild the generator with pacer witness --compile-only on a machine that has it");
-  const std::string wasm2c_version = version_of({t.wasm2c.string()}, "wasm2c");
+  const std::string wasm2c_version = remembered_version({t.wasm2c.string()}, "wasm2c", memo_dir);
   if (wasm2c_version != kWasm2cVersion)
     throw InputError(fmt::format("wasm2c {} ({}) is not supported: Pacer's runtime for wasm2c output is written for "
                                  "wabt {} (Debian 12's); install that version, or give circom's C++ generator "
@@ -144,11 +197,11 @@ WasmToolchain find_wasm_toolchain() {
   header_text << header.rdbuf();
   t.identity = fmt::format("wasm2c {} {}\nwasm-rt.h {}\n{}\ncc {}\n{}\n", t.wasm2c.string(), wasm2c_version,
                            t.wasm_rt_include.string(), header_text.str(), fmt::join(t.cc, " "),
-                           version_of(t.cc, "the C compiler"));
+                           remembered_version(t.cc, "the C compiler", memo_dir));
   return t;
 }
 
-CppToolchain find_cpp_toolchain() {
+CppToolchain find_cpp_toolchain(const fs::path& memo_dir) {
   CppToolchain t;
   t.cxx = compiler_command("CXX", "c++");
   if (find_program(t.cxx.front()).empty())
@@ -159,8 +212,9 @@ CppToolchain find_cpp_toolchain() {
   if (t.nasm.empty())
     throw InputError("nasm was not found on PATH: circom's C++ generator has its field arithmetic in fr.asm (Debian: "
                      "apt-get install nasm), or prebuild the generator with pacer witness --compile-only");
-  t.identity = fmt::format("c++ {}\n{}\nnasm {}\n{}\n", fmt::join(t.cxx, " "), version_of(t.cxx, "the C++ compiler"),
-                           t.nasm.string(), version_of({t.nasm.string()}, "nasm"));
+  t.identity = fmt::format("c++ {}\n{}\nnasm {}\n{}\n", fmt::join(t.cxx, " "),
+                           remembered_version(t.cxx, "the C++ compiler", memo_dir), t.nasm.string(),
+                           remembered_version({t.nasm.string()}, "nasm", memo_dir));
   return t;
 }
 

@@ -25,20 +25,22 @@ std::vector<std::string> compiler_command(const char* environment_variable, cons
 
 // The tools of one kind of build, checked to be there (InputError naming what is missing and the
 // package that has it), with an identity string for the cache key: the resolved paths and what
-// each says for --version.
+// each says for --version. The answers are remembered in `memo_dir` by the files' identities
+// (device, inode, size, modification and change times: replacing or editing a tool changes its
+// change time), so that a run with a warm cache starts no tool; empty: always asked.
 struct WasmToolchain {
   std::vector<std::string> cc;
   std::filesystem::path wasm2c;
   std::filesystem::path wasm_rt_include;  // the folder of wasm-rt.h
   std::string identity;
 };
-WasmToolchain find_wasm_toolchain();
+WasmToolchain find_wasm_toolchain(const std::filesystem::path& memo_dir);
 
 struct CppToolchain {
   std::vector<std::string> cxx;
   std::filesystem::path nasm;
   std::string identity;
 };
-CppToolchain find_cpp_toolchain();
+CppToolchain find_cpp_toolchain(const std::filesystem::path& memo_dir);
 
 }  // namespace pacer::witness

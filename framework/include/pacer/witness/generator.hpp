@@ -59,6 +59,9 @@ class Generator {
   // circuit.sym lies beside the generator), a value outside [0, p) with strict_inputs, or a circuit
   // that refuses the input (its assert, with the template and line the generator reports).
   Witness compute(const CircuitInputs& inputs, Allocator* allocator, const ComputeOptions& options = {}) const;
+  // compute()'s checks of the signals (names, counts, missing ones, strict values) without
+  // running the circuit: what a daemon answers at once, before a proof is queued.
+  void check_inputs(const CircuitInputs& inputs, const ComputeOptions& options = {}) const;
 
   struct Impl;
 
