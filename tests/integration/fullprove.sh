@@ -8,8 +8,9 @@
 #                       --input gives a proof snarkjs accepts and the shipped public.json;
 #                       --witness-out is the witness again
 #   cpp:CURVE           the same through a circom --c folder made here by circom2
-#   bad_inputs          every kind of bad input.json, and a failing circuit assert: exit 2, one
-#                       line naming the file and signal (or template and line), no proof written
+#   bad_inputs          every kind of bad input.json, a failing circuit assert, a recursion too deep
+#                       for the stack: exit 2, one line naming the file and signal (or template and
+#                       line, or the trap), no proof or witness written
 #   bad_generators      a truncated .wasm, a .wasm that is no circom generator, a C++ folder that
 #                       does not compile, an unwritable cache dir: exit 2, one line, nothing cached
 #   cache               warm runs do not compile, a file changed in place is compiled again, two
@@ -92,7 +93,7 @@ case_circuit() {
 }
 
 case_cpp() {
-  local curve=$1 out="$WORK/cpp-$curve"
+  local curve=$1; local out="$WORK/cpp-$curve"
   circom2_compile "$CIRCUITS/chain/circuit.circom" "$curve" "$out" --c --r1cs --sym ||
     { fail "cpp/$curve: circom2 --c"; return; }
   local dir; dir=$(fixture "chain:$curve"); local rc=0
@@ -151,6 +152,24 @@ case_bad_inputs() {
   expect_refusal "$out/assert-run" "the circuit refused this input .*assert failed: Error in template Inner_0 line: 9" \
     "failing circuit assert" $rc
   [ ! -e "$out/assert.wtns" ] || fail "failing assert: a witness was written"
+
+  # Recursion as deep as the input says: on a 256 KiB stack the stack guard stops it (an error,
+  # not a crash); deeper still, circom's own stack in the module's memory runs out (a trap).
+  circom2_compile "$SRC/tests/integration/circuits/deep_recursion.circom" bn128 "$out/deep" --wasm ||
+    { fail "circom2 --wasm of deep_recursion.circom"; return; }
+  local deep="$out/deep/deep_recursion_js/deep_recursion.wasm"
+  for depth in 3000 1000000; do
+    printf '{"a": %s}' $depth >"$out/deep-$depth.json"
+    rc=0
+    mkdir -p "$out/deep-$depth"
+    (ulimit -s 256; "$PACER" witness --wasm "$deep" --input "$out/deep-$depth.json" --out "$out/deep.wtns" \
+       --cache-dir "$SHARED_CACHE" >"$out/deep-$depth/stdout" 2>"$out/deep-$depth/stderr") || rc=$?
+    local why="call stack exhausted"; [ $depth -gt 3000 ] && why="the generator trapped"
+    expect_refusal "$out/deep-$depth" "$why" "recursion of depth $depth" $rc
+  done
+  printf '{"a": 100}' >"$out/deep-100.json"
+  run_pacer "$out/deep-100" witness --wasm "$deep" --input "$out/deep-100.json" --out "$out/deep.wtns" \
+    --cache-dir "$SHARED_CACHE" && pass "recursion of depth 100: a witness" || fail "recursion of depth 100"
 }
 
 case_bad_generators() {
@@ -274,6 +293,26 @@ sys.exit(0 if len(witness) >= 4 else 1)
 PY
   then pass "stage: pacer bench --wasm runs witness generation as a traced stage of every proof"
   else fail "stage: no witness stage in the trace (exit $rc)"; show_output "$out/bench"; fi
+  # A [[keys]] entry that names its generator: --key and --input are enough; two inputs, two proofs.
+  cat >"$out/keys.toml" <<TOML
+[pipeline]
+jobs_in_flight = 2
+[witness]
+cache_dir = "$SHARED_CACHE"
+[[keys]]
+id = "mul3"
+zkey = "$dir/circuit.zkey"
+wasm = "$dir/circuit.wasm"
+TOML
+  second_input "$CIRCUITS/mul3/input.json" "$out/input2.json"
+  rc=0
+  run_pacer "$out/key" prove --config "$out/keys.toml" --key mul3 --input "$CIRCUITS/mul3/input.json" \
+    --input "$out/input2.json" --proof "$out/proof.json" --public "$out/public.json" || rc=$?
+  if [ $rc -eq 0 ] && snarkjs_verify "$dir/verification_key.json" "$out/public-0.json" "$out/proof-0.json" "$out/v0.log" &&
+     snarkjs_verify "$dir/verification_key.json" "$out/public-1.json" "$out/proof-1.json" "$out/v1.log" &&
+     grep -q 'witness' "$out/key/stderr"; then
+    pass "stage: --key with a [[keys]] wasm and two --input: two proofs, both accepted, witness stage logged"
+  else fail "stage: --key with a [[keys]] wasm (exit $rc)"; show_output "$out/key"; fi
 }
 
 case_rapidsnark_cli() {

@@ -4,7 +4,12 @@
 
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <stop_token>
+#include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -67,6 +72,41 @@ void log_line(void* context, const char* line) {
   }
 }
 
+// Says every 15 s that a build goes on, so that the first use of a large circuit never looks hung.
+class BuildTicker {
+ public:
+  BuildTicker(spdlog::logger& log, std::string what) : log_(log), what_(std::move(what)) {
+    try {
+      thread_ = std::jthread([this](std::stop_token stop) { tick_until(stop); });
+    } catch (const std::system_error&) {
+      // No thread to spare: the build runs without the reminders.
+    }
+  }
+  ~BuildTicker() {
+    if (thread_.joinable()) thread_.request_stop();  // wakes the wait; the jthread joins
+  }
+  BuildTicker(const BuildTicker&) = delete;
+  BuildTicker& operator=(const BuildTicker&) = delete;
+
+ private:
+  void tick_until(std::stop_token stop) {
+    try {
+      std::unique_lock lock(mu_);
+      for (int seconds = 15; !cv_.wait_for(lock, stop, std::chrono::seconds(15), [] { return false; }) &&
+                             !stop.stop_requested();
+           seconds += 15)
+        log_.info("still compiling {}: {} s", what_, seconds);
+    } catch (...) {
+      // A reminder that cannot be written is not worth ending the process for.
+    }
+  }
+  spdlog::logger& log_;
+  std::string what_;
+  std::mutex mu_;
+  std::condition_variable_any cv_;
+  std::jthread thread_;  // last: started once the members it reads exist
+};
+
 std::unique_ptr<Recipe> make_recipe(const GeneratorSource& source) {
   if (source.kind == GeneratorKind::wasm) return wasm_recipe(source.path);
   return circom_cpp_recipe(source.path);
@@ -122,7 +162,10 @@ std::shared_ptr<Generator> Generator::open(const GeneratorSource& source, const 
             log.info("compiling {} to native code (first use of this generator; a large circuit takes a minute)",
                      source.describe());
             const auto start = std::chrono::steady_clock::now();
-            recipe->build(dir, log);
+            {
+              const BuildTicker ticker(log, source.describe());
+              recipe->build(dir, log);
+            }
             log.info("compiled {} in {:.1f} s; cached in {}", source.describe(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                      cache.root().string());

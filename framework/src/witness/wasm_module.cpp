@@ -109,7 +109,7 @@ std::vector<FuncType> read_types(Cursor& in) {
 
 }  // namespace
 
-void check_circom_wasm(std::string_view bytes, const std::string& path) {
+CircomWasm check_circom_wasm(std::string_view bytes, const std::string& path) {
   if (bytes.size() < 8 || bytes.substr(0, 4) != std::string_view("\0asm", 4))
     throw InputError(fmt::format("{}: not a WebAssembly file (it does not start with \\0asm); give the .wasm that "
                                  "circom --wasm writes in <circuit>_js/",
@@ -119,7 +119,7 @@ void check_circom_wasm(std::string_view bytes, const std::string& path) {
   if (file.take(4) != std::string_view("\1\0\0\0", 4)) file.damaged("a WebAssembly version other than 1");
 
   std::vector<FuncType> types;
-  std::set<std::string, std::less<>> exports;
+  std::set<std::string, std::less<>> exports, memories;
   while (!file.done()) {
     const uint8_t id = file.byte();
     const uint32_t size = file.u32();
@@ -151,6 +151,7 @@ void check_circom_wasm(std::string_view bytes, const std::string& path) {
         const uint8_t kind = section.byte();
         section.u32();
         if (kind == 0) exports.insert(name);
+        if (kind == 2) memories.insert(name);
       }
     }
     if ((id == 1 || id == 2 || id == 7) && !section.done()) section.damaged("bytes after the last entry");
@@ -158,6 +159,7 @@ void check_circom_wasm(std::string_view bytes, const std::string& path) {
   for (const char* name : kRequiredExports)
     if (!exports.contains(std::string_view(name)))
       not_circom(path, fmt::format("no exported function {}", name));
+  return {exports.contains(std::string_view("getSharedRWMemoryStart")) && memories.contains(std::string_view("memory"))};
 }
 
 }  // namespace pacer::witness

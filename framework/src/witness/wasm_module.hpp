@@ -8,8 +8,13 @@
 
 namespace pacer::witness {
 
+// What the glue may use beyond the required exports.
+struct CircomWasm {
+  bool shared_rw_start = false;  // exports getSharedRWMemoryStart and its memory: values read in place
+};
+
 // Throws InputError naming `path`: truncated or damaged, not WebAssembly, or not a circom 2
 // witness generator (which import or export is wrong or missing).
-void check_circom_wasm(std::string_view bytes, const std::string& path);
+CircomWasm check_circom_wasm(std::string_view bytes, const std::string& path);
 
 }  // namespace pacer::witness

@@ -32,7 +32,6 @@
 
 /* ---- per-thread state of the running call ------------------------------------------------- */
 
-PACER_TLS uint32_t pacer_wasm_depth;
 PACER_TLS uintptr_t pacer_wasm_stack_floor;
 static PACER_TLS jmp_buf* trap_target;
 static PACER_TLS const char* trap_reason; /* set by the runtime for traps it raises itself */
@@ -57,7 +56,8 @@ static uintptr_t stack_floor(void) {
     size_t size = 0;
     int ok = pthread_attr_getstack(&attr, &low, &size) == 0;
     pthread_attr_destroy(&attr);
-    if (ok && size > 2 * STACK_RESERVE && (uintptr_t)low < here) return (uintptr_t)low + STACK_RESERVE;
+    /* A small stack keeps a quarter of itself in reserve instead. */
+    if (ok && (uintptr_t)low < here) return (uintptr_t)low + (size / 4 < STACK_RESERVE ? size / 4 : STACK_RESERVE);
   }
   return here > (1u << 20) ? here - (1u << 20) : 0;
 }
@@ -325,7 +325,6 @@ static int guarded(pacer_wg_instance* inst, guarded_body body, void* arg) {
   jmp_buf* volatile outer = trap_target;
   trap_target = &target;
   trap_reason = NULL;
-  pacer_wasm_depth = 0;
   if (!pacer_wasm_stack_floor) pacer_wasm_stack_floor = stack_floor();
   inst->circuit_error = 0;
   inst->errors[0] = 0;
@@ -335,7 +334,6 @@ static int guarded(pacer_wg_instance* inst, guarded_body body, void* arg) {
     return PACER_WG_OK;
   }
   trap_target = outer;
-  pacer_wasm_depth = 0;
   if (inst->circuit_error) {
     snprintf(inst->last_error, sizeof inst->last_error, "%s%s%s", circuit_error_text(inst->circuit_error),
              inst->errors[0] ? ": " : "", inst->errors);
@@ -436,12 +434,25 @@ static int set_input(pacer_wg_instance* inst, uint64_t hash, uint32_t index, con
   return guarded(inst, set_input_body, &call);
 }
 
+/* The n32 words of the module's shared read/write memory, where getWitness leaves a value. */
+static const uint8_t* shared_words(pacer_wg_instance* inst) {
+#ifdef PACER_WASM_SHARED_RW_START
+  /* Read in place: one call per value instead of one per word. */
+  const uint64_t start = Z_circuitZ_getSharedRWMemoryStart(&inst->module);
+  const wasm_rt_memory_t* memory = Z_circuitZ_memory(&inst->module);
+  if (start + (uint64_t)inst->n32 * 4 <= memory->size) return memory->data + start;
+#endif
+  static PACER_TLS uint32_t words[PACER_WG_MAX_WORDS];
+  for (uint32_t j = 0; j < inst->n32; ++j) words[j] = Z_circuitZ_readSharedRWMemory(&inst->module, j);
+  return (const uint8_t*)words;
+}
+
 static void witness_body(pacer_wg_instance* inst, void* arg) {
   uint32_t* out = arg;
   const uint32_t n32 = inst->n32;
   for (uint32_t i = 0; i < inst->witness_size; ++i) {
     Z_circuitZ_getWitness(&inst->module, i);
-    for (uint32_t j = 0; j < n32; ++j) out[(size_t)i * n32 + j] = Z_circuitZ_readSharedRWMemory(&inst->module, j);
+    memcpy(out + (size_t)i * n32, shared_words(inst), n32 * 4u); /* little-endian words, as wasm's memory */
   }
   if (inst->line[0]) flush_line(inst); /* a log() line the circuit left unterminated */
 }
