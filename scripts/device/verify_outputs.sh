@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks here, with snarkjs, the proofs a GPU run brought back (scripts/device/cuda_check.sh):
-# every <name>.proof.json with its <name>.public.json against <name>.vkey.json.
+# every <name>.proof.json with its <name>.public.json against <name>.vkey.json, from
+# proofs.tar.gz (cuda_check.sh) or results.tgz (pacing.sh).
 #   scripts/device/verify_outputs.sh path/to/proofs.tar.gz
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
