@@ -4,12 +4,16 @@
 #   witness: wall time of `pacer witness --wasm` and `--circuit-cpp` (warm cache), of `snarkjs wtns
 #            calculate`, of circom's own C++ witness binary (what rapidsnark users run), and the time
 #            of snarkjs's witness calculator inside one Node process with the module reused;
-#   fullprove: wall time of `pacer prove --wasm --input` against `snarkjs groth16 fullprove`.
+#   fullprove: wall time of `pacer prove --wasm --input` against `snarkjs groth16 fullprove`, and
+#            (with RAPIDSNARK=/path/to/prover, bn128 only) against circom's C++ witness binary
+#            followed by rapidsnark's prover, as rapidsnark users run them.
 # Medians of ROUNDS interleaved rounds (each round runs every tool once, in turn).
 #   usage: scripts/bench_witness.sh [WORK_DIR] [circuit ...]
 #   circuits: poseidon3:bn128 (shipped), chainN:CURVE (a chain of N Poseidon(2), built here with
 #   circom2; keys from `pacer setup --insecure`)
 # Needs a build (build/bin/pacer), tests/oracle/node_modules (scripts/install_deps.sh), make, g++.
+# rapidsnark is built outside this repository (docs/benchmarks.md says how); RAPIDSNARK unset: no
+# rapidsnark column.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(realpath -m "${1:-$root/build/bench-witness}"); shift || true
@@ -53,8 +57,15 @@ prepare() {
   "$pacer" setup --insecure --r1cs "$dir/circuit.r1cs" --zkey "$dir/circuit.zkey" --vkey "$dir/vkey.json" 2>/dev/null
 }
 
-echo "| circuit | constraints | wires | first compile wasm / C++ (s) | pacer witness --wasm (ms) | pacer witness --circuit-cpp (ms) | circom C++ binary (ms) | snarkjs wtns calculate (ms) | snarkjs in-process (ms) | CLI / pacer --wasm | in-process / pacer --wasm | pacer prove --wasm --input (ms) | snarkjs groth16 fullprove (ms) | ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+rapidsnark=${RAPIDSNARK:-}
+# circom's C++ witness binary, then rapidsnark's prover: a rapidsnark user's fullprove.
+rapidsnark_fullprove() {
+  (cd "$1/circuit_cpp" && ./circuit "$1/input.json" "$1/rs.wtns") &&
+    "$rapidsnark" "$1/circuit.zkey" "$1/rs.wtns" "$1/rp.json" "$1/ru.json"
+}
+
+echo "| circuit | constraints | wires | first compile wasm / C++ (s) | pacer witness --wasm (ms) | pacer witness --circuit-cpp (ms) | circom C++ binary (ms) | snarkjs wtns calculate (ms) | snarkjs in-process (ms) | CLI / pacer --wasm | in-process / pacer --wasm | pacer prove --wasm --input (ms) | snarkjs groth16 fullprove (ms) | ratio | C++ binary + rapidsnark (ms) | ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for spec in "${circuits[@]}"; do
   dir="$work/${spec/:/-}"
   prepare "$spec" "$dir"
@@ -67,7 +78,8 @@ for spec in "${circuits[@]}"; do
   "$snarkjs" wtns calculate "$dir/circuit.wasm" "$dir/input.json" "$dir/snarkjs.wtns" >/dev/null
   "$pacer" witness --wasm "$dir/circuit.wasm" --input "$dir/input.json" --out "$dir/pacer.wtns" --cache-dir "$cache" 2>/dev/null
   cmp -s "$dir/pacer.wtns" "$dir/snarkjs.wtns" || { echo "$spec: pacer's witness differs from snarkjs's" >&2; exit 1; }
-  pw=() pc=() cb=() sc=() ip=() pp=() sf=()
+  pw=() pc=() cb=() sc=() ip=() pp=() sf=() rs=()
+  with_rapidsnark=; [ -n "$rapidsnark" ] && [ "${spec##*:}" = bn128 ] && with_rapidsnark=1
   for _ in $(seq "$ROUNDS"); do
     pw+=("$(time_ms "$pacer" witness --wasm "$dir/circuit.wasm" --input "$dir/input.json" --out "$dir/w1.wtns" --cache-dir "$cache")")
     pc+=("$(time_ms "$pacer" witness --circuit-cpp "$dir/circuit_cpp" --input "$dir/input.json" --out "$dir/w2.wtns" --cache-dir "$cache")")
@@ -77,11 +89,18 @@ for spec in "${circuits[@]}"; do
     pp+=("$(time_ms "$pacer" prove --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" --input "$dir/input.json" \
             --proof "$dir/p.json" --public "$dir/u.json" --cache-dir "$cache")")
     sf+=("$(time_ms "$snarkjs" groth16 fullprove "$dir/input.json" "$dir/circuit.wasm" "$dir/circuit.zkey" "$dir/sp.json" "$dir/su.json")")
+    [ -z "$with_rapidsnark" ] || rs+=("$(time_ms rapidsnark_fullprove "$dir")")
   done
+  if [ -n "$with_rapidsnark" ]; then
+    "$snarkjs" groth16 verify "$dir/vkey.json" "$dir/ru.json" "$dir/rp.json" >/dev/null ||
+      { echo "$spec: snarkjs refused rapidsnark's proof" >&2; exit 1; }
+  fi
   "$snarkjs" groth16 verify "$dir/vkey.json" "$dir/u.json" "$dir/p.json" >/dev/null ||
     { echo "$spec: snarkjs refused pacer's proof" >&2; exit 1; }
   m_pw=$(median "${pw[@]}") m_pc=$(median "${pc[@]}") m_cb=$(median "${cb[@]}") m_sc=$(median "${sc[@]}")
   m_ip=$(median "${ip[@]}") m_pp=$(median "${pp[@]}") m_sf=$(median "${sf[@]}")
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f×", a / (b > 0 ? b : 1) }'; }
-  echo "| $spec | $constraints | $wires | $(awk -v a="$first_wasm" -v b="$first_cpp" 'BEGIN { printf "%.1f / %.1f", a/1000, b/1000 }') | $m_pw | $m_pc | $m_cb | $m_sc | $m_ip | $(ratio "$m_sc" "$m_pw") | $(ratio "$m_ip" "$m_pw") | $m_pp | $m_sf | $(ratio "$m_sf" "$m_pp") |"
+  rapid="–"; rapid_ratio="–"
+  if [ -n "$with_rapidsnark" ]; then rapid=$(median "${rs[@]}"); rapid_ratio=$(ratio "$rapid" "$m_pp"); fi
+  echo "| $spec | $constraints | $wires | $(awk -v a="$first_wasm" -v b="$first_cpp" 'BEGIN { printf "%.1f / %.1f", a/1000, b/1000 }') | $m_pw | $m_pc | $m_cb | $m_sc | $m_ip | $(ratio "$m_sc" "$m_pw") | $(ratio "$m_ip" "$m_pw") | $m_pp | $m_sf | $(ratio "$m_sf" "$m_pp") | $rapid | $rapid_ratio |"
 done
