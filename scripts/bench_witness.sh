@@ -4,7 +4,9 @@
 #   witness: wall time of `pacer witness --wasm` and `--circuit-cpp` (warm cache), of `snarkjs wtns
 #            calculate`, of circom's own C++ witness binary (what rapidsnark users run), and the time
 #            of snarkjs's witness calculator inside one Node process with the module reused;
-#   fullprove: wall time of `pacer prove --wasm --input` against `snarkjs groth16 fullprove`, and
+#   fullprove: wall time of `pacer prove --wasm --input` (the default config, which checks every key
+#            point's subgroup at load, and with check_key_subgroups = false: keys trusted, as snarkjs
+#            and rapidsnark trust them) against `snarkjs groth16 fullprove`, and
 #            (with RAPIDSNARK=/path/to/prover, bn128 only) against circom's C++ witness binary
 #            followed by rapidsnark's prover, as rapidsnark users run them.
 # Medians of ROUNDS interleaved rounds (each round runs every tool once, in turn).
@@ -25,6 +27,7 @@ oracle="$root/tests/oracle/node_modules"
 snarkjs="$oracle/.bin/snarkjs"
 cache="$work/cache"
 mkdir -p "$work"
+printf '[host]\ncheck_key_subgroups = false\n' >"$work/trusted-keys.toml"
 
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -64,8 +67,8 @@ rapidsnark_fullprove() {
     "$rapidsnark" "$1/circuit.zkey" "$1/rs.wtns" "$1/rp.json" "$1/ru.json"
 }
 
-echo "| circuit | constraints | wires | first compile wasm / C++ (s) | pacer witness --wasm (ms) | pacer witness --circuit-cpp (ms) | circom C++ binary (ms) | snarkjs wtns calculate (ms) | snarkjs in-process (ms) | CLI / pacer --wasm | in-process / pacer --wasm | pacer prove --wasm --input (ms) | snarkjs groth16 fullprove (ms) | ratio | C++ binary + rapidsnark (ms) | ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| circuit | constraints | wires | first compile wasm / C++ (s) | pacer witness --wasm (ms) | pacer witness --circuit-cpp (ms) | circom C++ binary (ms) | snarkjs wtns calculate (ms) | snarkjs in-process (ms) | CLI / pacer --wasm | in-process / pacer --wasm | pacer prove --wasm --input (ms) | the same, keys trusted (ms) | snarkjs groth16 fullprove (ms) | snarkjs / pacer (trusted) | C++ binary + rapidsnark (ms) | rapidsnark / pacer (trusted) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for spec in "${circuits[@]}"; do
   dir="$work/${spec/:/-}"
   prepare "$spec" "$dir"
@@ -78,7 +81,7 @@ for spec in "${circuits[@]}"; do
   "$snarkjs" wtns calculate "$dir/circuit.wasm" "$dir/input.json" "$dir/snarkjs.wtns" >/dev/null
   "$pacer" witness --wasm "$dir/circuit.wasm" --input "$dir/input.json" --out "$dir/pacer.wtns" --cache-dir "$cache" 2>/dev/null
   cmp -s "$dir/pacer.wtns" "$dir/snarkjs.wtns" || { echo "$spec: pacer's witness differs from snarkjs's" >&2; exit 1; }
-  pw=() pc=() cb=() sc=() ip=() pp=() sf=() rs=()
+  pw=() pc=() cb=() sc=() ip=() pp=() pt=() sf=() rs=()
   with_rapidsnark=; [ -n "$rapidsnark" ] && [ "${spec##*:}" = bn128 ] && with_rapidsnark=1
   for _ in $(seq "$ROUNDS"); do
     pw+=("$(time_ms "$pacer" witness --wasm "$dir/circuit.wasm" --input "$dir/input.json" --out "$dir/w1.wtns" --cache-dir "$cache")")
@@ -88,6 +91,8 @@ for spec in "${circuits[@]}"; do
     ip+=("$(node "$root/scripts/bench/witness_inprocess.cjs" "$oracle/circom_runtime" "$dir/circuit.wasm" "$dir/input.json" 5)")
     pp+=("$(time_ms "$pacer" prove --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" --input "$dir/input.json" \
             --proof "$dir/p.json" --public "$dir/u.json" --cache-dir "$cache")")
+    pt+=("$(time_ms "$pacer" prove --config "$work/trusted-keys.toml" --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" \
+            --input "$dir/input.json" --proof "$dir/p.json" --public "$dir/u.json" --cache-dir "$cache")")
     sf+=("$(time_ms "$snarkjs" groth16 fullprove "$dir/input.json" "$dir/circuit.wasm" "$dir/circuit.zkey" "$dir/sp.json" "$dir/su.json")")
     [ -z "$with_rapidsnark" ] || rs+=("$(time_ms rapidsnark_fullprove "$dir")")
   done
@@ -98,9 +103,9 @@ for spec in "${circuits[@]}"; do
   "$snarkjs" groth16 verify "$dir/vkey.json" "$dir/u.json" "$dir/p.json" >/dev/null ||
     { echo "$spec: snarkjs refused pacer's proof" >&2; exit 1; }
   m_pw=$(median "${pw[@]}") m_pc=$(median "${pc[@]}") m_cb=$(median "${cb[@]}") m_sc=$(median "${sc[@]}")
-  m_ip=$(median "${ip[@]}") m_pp=$(median "${pp[@]}") m_sf=$(median "${sf[@]}")
+  m_ip=$(median "${ip[@]}") m_pp=$(median "${pp[@]}") m_pt=$(median "${pt[@]}") m_sf=$(median "${sf[@]}")
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f×", a / (b > 0 ? b : 1) }'; }
   rapid="–"; rapid_ratio="–"
-  if [ -n "$with_rapidsnark" ]; then rapid=$(median "${rs[@]}"); rapid_ratio=$(ratio "$rapid" "$m_pp"); fi
-  echo "| $spec | $constraints | $wires | $(awk -v a="$first_wasm" -v b="$first_cpp" 'BEGIN { printf "%.1f / %.1f", a/1000, b/1000 }') | $m_pw | $m_pc | $m_cb | $m_sc | $m_ip | $(ratio "$m_sc" "$m_pw") | $(ratio "$m_ip" "$m_pw") | $m_pp | $m_sf | $(ratio "$m_sf" "$m_pp") | $rapid | $rapid_ratio |"
+  if [ -n "$with_rapidsnark" ]; then rapid=$(median "${rs[@]}"); rapid_ratio=$(ratio "$rapid" "$m_pt"); fi
+  echo "| $spec | $constraints | $wires | $(awk -v a="$first_wasm" -v b="$first_cpp" 'BEGIN { printf "%.1f / %.1f", a/1000, b/1000 }') | $m_pw | $m_pc | $m_cb | $m_sc | $m_ip | $(ratio "$m_sc" "$m_pw") | $(ratio "$m_ip" "$m_pw") | $m_pp | $m_pt | $m_sf | $(ratio "$m_sf" "$m_pt") | $rapid | $rapid_ratio |"
 done
