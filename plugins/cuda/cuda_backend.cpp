@@ -15,6 +15,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -306,10 +307,14 @@ class CudaBackend final : public Backend {
     }
     // Synthesis on the GPU where the rows fit beside the key on every device, before window copies:
     // the rows take the CPU's largest stage away, the copies save a tenth of the MSMs' time.
-    std::shared_ptr<const ConstraintRows> rows = build_constraint_rows(pk, host_.pool);
+    // The rows are built on the host pool while this thread uploads the points and the GPU makes
+    // their window copies (their size is known from the record count alone). An early throw below
+    // still waits for the build: std::async's future joins in its destructor.
+    auto rows_built = std::async(std::launch::async, [&] { return build_constraint_rows(pk, host_.pool); });
+    std::shared_ptr<const ConstraintRows> rows;
     bool rows_on_device = false;
     if (opt_.synthesis_on_gpu) {
-      const uint64_t rows_need = cuda::rows_bytes(pk.domain_size, rows->terms());
+      const uint64_t rows_need = cuda::rows_bytes(pk.domain_size, pk.n_coeffs);
       if (need + rows_need <= room) {
         rows_on_device = true;
         need += rows_need;
@@ -318,7 +323,7 @@ class CudaBackend final : public Backend {
                         "lanes' scratch ({} MiB short); synthesis runs on the CPU (about {} CPU-seconds a proof more; "
                         "synthesis = \"cpu\" silences this)",
                         pk.path, rows_need >> 20, (room > need ? room - need : 0) >> 20,
-                        (need + rows_need - room) >> 20, fmt::format("{:.1f}", double(rows->terms()) * 60e-9));
+                        (need + rows_need - room) >> 20, fmt::format("{:.1f}", double(pk.n_coeffs) * 60e-9));
       }
     }
     // Window copies where they fit beside the key on every device; else none (they only save time).
@@ -356,6 +361,7 @@ class CudaBackend final : public Backend {
           on.g1[b] = cuda::upload_points(device, curve, false, bytes.data(), bytes.size() / point_bytes<G1>(), copies[b]);
         }
         if (opt_.g2_on_gpu) on.b2 = cuda::upload_points(device, curve, true, pk.b2.data(), pk.b2.size() / point_bytes<G2>());
+        if (!rows) rows = rows_built.get();
         if (rows_on_device)
           on.rows = cuda::upload_rows(device, curve, pk.domain_size, rows->start.data(), rows->wire.data(),
                                       rows->coef.data()->data(), rows->terms());
@@ -363,7 +369,8 @@ class CudaBackend final : public Backend {
         throw FailedError(fmt::format("{}: cannot make the key resident on GPU {}: {}", pk.path, device, e.what()));
       }
     }
-    if (rows_on_device) rows.reset();  // the devices hold them: no host copy to keep
+    if (!rows) rows = rows_built.get();  // no device at all: the CPU synthesizes
+    if (rows_on_device) rows.reset();     // the devices hold them: no host copy to keep
     return std::make_unique<CudaResidentKey<Curve>>(std::move(key), std::move(on_devices), std::move(b2_host),
                                                     std::move(rows), key_bytes_);
   }

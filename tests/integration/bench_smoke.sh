@@ -63,6 +63,20 @@ want(summary.get("date", "").endswith("Z"), "date is not UTC ISO-8601")
 lat = summary.get("latency_seconds", {})
 want(0 < lat.get("p50", 0) <= lat.get("p95", 0) <= lat.get("max", 0), f"latency percentiles out of order: {lat}")
 want(summary.get("memory", {}).get("peak_rss_bytes", 0) > 0, "peak_rss_bytes is not > 0")
+# Pacing telemetry: every lane's busy share of the window, a proof's lane time, CPU seconds a proof.
+lanes = summary.get("lanes", [])
+want(len(lanes) >= 1, f"no lanes in the summary: {lanes}")
+for lane in lanes:
+    want(0 < lane.get("busy_fraction", 0) <= 1.0 + 1e-9, f"lane busy_fraction out of (0, 1]: {lane}")
+    want("device" in lane and "lane" in lane, f"lane entry without device or lane: {lane}")
+    want(abs(lane["busy_seconds"] - lane["busy_fraction"] * summary["wall_seconds"]) < 1e-6,
+         f"busy_seconds is not busy_fraction x wall_seconds: {lane}")
+want(summary.get("lane_seconds_per_proof", 0) > 0, "lane_seconds_per_proof is not > 0")
+cpu = summary.get("cpu", {})
+want(cpu.get("seconds_per_proof", 0) > 0, f"cpu.seconds_per_proof is not > 0: {cpu}")
+want(abs(cpu["seconds_per_proof"] * 6 - (cpu["user_seconds"] + cpu["system_seconds"])) < 1e-6,
+     f"cpu.seconds_per_proof is not (user + system) / proofs: {cpu}")
+want(trace.get("otherData", {}).get("cpu_seconds_per_proof", 0) > 0, "the trace has no cpu_seconds_per_proof")
 for s in stages:
     e = summary.get("stages", {}).get(s)
     if e is None:
@@ -99,9 +113,15 @@ PY
       rc=0
       run_pacer "$out/r" report "$out/t.json" --svg "$out/w.svg" || rc=$?
       if [ $rc -ne 0 ]; then fail "report: pacer report exited $rc"; show_output "$out/r"; continue; fi
-      for needle in 'proofs/s' 'inflation' 'waited' 'page faults' 'synthesize' 'msm_g2' 'a stage on a lane'; do
+      for needle in 'proofs/s' 'inflation' 'waited' 'page faults' 'synthesize' 'msm_g2' 'a stage on a lane' \
+                    'CPU .* s per proof'; do
         grep -q "$needle" "$out/r/stdout" || fail "report: no '$needle' in the summary"
       done
+      # Lane rows on top of the waterfall: the idle background, and a bar per stage that ran on a lane.
+      idle=$(grep -c 'class="idle"' "$out/w.svg" || true)
+      lane_bars=$(grep -c 'class="lane"' "$out/w.svg" || true)
+      if [ "$idle" -ge 1 ] && [ "$lane_bars" -ge 4 ]; then pass "report: waterfall lane rows ($idle lanes, $lane_bars bars)"
+      else fail "report: waterfall has $idle lane rows and $lane_bars lane bars"; fi
       bars=$(grep -c 'class="stage"' "$out/w.svg" || true)
       if head -c 200 "$out/w.svg" | grep -q '<svg' && [ "$bars" -eq $((4 * 10)) ]; then
         pass "report: summary printed; waterfall SVG with $bars stage bars"

@@ -7,6 +7,8 @@
 // reads them coalesced and a CPU prefetches the witness a few terms ahead cheaply).
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "pacer/formats/zkey.hpp"
@@ -16,11 +18,33 @@ namespace pacer {
 
 class ThreadPool;
 
+namespace detail {
+// Leaves new elements uninitialised: the arrays are written in parallel right after they are
+// sized, and zeroing gigabytes on one thread first costs more than building them.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+}  // namespace detail
+
 struct ConstraintRows {
-  uint32_t domain = 0;            // rows of A: [0, domain); rows of B: [domain, 2·domain)
-  std::vector<uint32_t> start;    // 2·domain + 1 offsets into wire and coef
-  std::vector<uint32_t> wire;     // the signal each term reads (< n_vars)
-  std::vector<Fr256> coef;        // as the zkey stores it: v·R² (Montgomery form of v·R)
+  template <class T>
+  using Array = std::vector<T, detail::UninitializedAllocator<T>>;
+  uint32_t domain = 0;      // rows of A: [0, domain); rows of B: [domain, 2·domain)
+  Array<uint32_t> start;    // 2·domain + 1 offsets into wire and coef
+  Array<uint32_t> wire;     // the signal each term reads (< n_vars)
+  Array<Fr256> coef;        // as the zkey stores it: v·R² (Montgomery form of v·R)
   uint64_t bytes() const { return start.size() * 4 + wire.size() * 4 + coef.size() * sizeof(Fr256); }
   size_t terms() const { return wire.size(); }
 };
