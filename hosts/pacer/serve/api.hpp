@@ -15,6 +15,7 @@
 #include "metrics.hpp"
 #include "pacer/config.hpp"
 #include "pacer/runtime.hpp"
+#include "request.hpp"
 
 namespace pacer::host::serve {
 
@@ -31,16 +32,17 @@ class Api final : public Handler {
       std::function<size_t()> connections);
 
   std::optional<Response> check_header(const RequestHeader& header) override;
-  void handle(Request request, Respond respond) override;
+  void handle(Request request, Respond respond, OnClientGone on_gone) override;
   Response error(http::status status, const std::string& reason) override;
   void sent(unsigned status) override { metrics_.response(status); }
 
   void set_stopping() { stopping_ = true; }
 
  private:
-  struct Target;
-  void submit(const Target& target, Request& request, Respond& respond);
-  void get_proof(const std::string& id, const Target& target, Respond& respond);
+  Response refusal(const Refusal& r);
+  Response queue_full(const JobStore::Refused& refused, Priority priority);
+  void submit(const Route& route, Request& request, Respond& respond);
+  void get_proof(const Route& route, Respond& respond, const OnClientGone& on_gone);
   Response cancel(const std::string& id);
   Response status();
   Response metrics();
@@ -51,6 +53,7 @@ class Api final : public Handler {
   Metrics& metrics_;
   Runtime& runtime_;
   std::vector<ServedKey> keys_;
+  std::vector<std::string> key_ids_;
   const Config::Server& server_;
   std::function<size_t()> connections_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
