@@ -28,7 +28,6 @@ struct Options {
   std::vector<std::string> witnesses;
   std::string proof = "proof.json";
   std::string public_inputs = "public.json";
-  bool zero_blinding = false;
 };
 
 // With several witnesses, output i goes to <stem>-<i><ext>: proof.json -> proof-0.json, proof-1.json.
@@ -74,13 +73,11 @@ int run_prove(const Options& options) {
   const ProvingKey& pk = key->key();
   log->info("key {}: {}, {} wires, {} public, domain {}, resident in {}", zkey, curve_json_name(pk.curve), pk.n_vars,
             pk.n_public, pk.domain_size, human_duration(std::chrono::steady_clock::now() - key_start));
-  if (options.zero_blinding) log->warn("--insecure-zero-blinding: r = s = 0, these proofs are NOT zero-knowledge");
   // Every witness is read and matched to the key first, so a bad one fails before any proof is
   // written; each is read again when its turn comes, so that a long batch never holds them all.
   for (const auto& path : options.witnesses) check_witness_matches(pk, read_wtns(path, engine.witness_allocator()));
 
-  ProveOptions prove_options;
-  prove_options.zero_blinding = options.zero_blinding;
+  const ProveOptions prove_options;  // blinded: r and s fresh from the OS for every proof
   // Every proof goes to the engine at once; [pipeline] jobs_in_flight of them run together, and
   // each reads its witness in its own load stage, so a long batch never holds them all.
   const auto start = std::chrono::steady_clock::now();
@@ -105,14 +102,13 @@ int run_prove(const Options& options) {
     }
     const std::string& proof_path = outputs[2 * i].path;
     const std::string& public_path = outputs[2 * i + 1].path;
-    // Both complete before either is in place.
+    // Both complete, then in place together: both or neither, never a proof beside another's public signals.
     FileWriter proof_file(proof_path, out.proof_json.size() + 1), public_file(public_path, out.public_json.size() + 1);
     proof_file.write(out.proof_json.data(), out.proof_json.size());
     public_file.write(out.public_json.data(), out.public_json.size());
     proof_file.close();
     public_file.close();
-    proof_file.commit();
-    public_file.commit();
+    commit_together({&proof_file, &public_file});
 
     std::string stages;
     for (int s = 0; s < kStageCount; ++s) {
@@ -147,8 +143,6 @@ Subcommand add_prove_command(CLI::App& root) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--proof", options->proof, "where to write the proof")->capture_default_str();
   cmd->add_option("--public", options->public_inputs, "where to write the public signals")->capture_default_str();
-  // Test only: deterministic proofs to compare byte-for-byte with a reference. Hidden from --help.
-  cmd->add_flag("--insecure-zero-blinding", options->zero_blinding, "r = s = 0 (tests only)")->group("");
   add_config_option(*cmd, options->config);
   return {cmd, [options] { return run_prove(*options); }};
 }
