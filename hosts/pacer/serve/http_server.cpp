@@ -1,5 +1,9 @@
 #include "http_server.hpp"
 
+#include <sys/socket.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -167,11 +171,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const error_code& ec) {
       self->watching_ = false;
       if (!self->awaiting_ || ec == asio::error::operation_aborted) return;
+      // A peek that must not wait: Asio's own receive() would block this thread (and the strand)
+      // until the client sends or closes, where readiness was only a wake-up.
       char byte;
-      error_code peek_ec;
-      const size_t n = ec ? 0 : self->socket_.receive(asio::buffer(&byte, 1), tcp::socket::message_peek, peek_ec);
-      if (!ec && !peek_ec && n > 0) return;             // a pipelined request: answered in turn
-      if (peek_ec == asio::error::would_block) return self->watch();  // readable, then not: keep watching
+      const ssize_t n = ec ? 0 : ::recv(self->socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n > 0) return;  // a pipelined request: answered in turn
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return self->watch();
       self->gone_ = true;
       self->awaiting_ = false;
       if (auto on_gone = std::move(self->on_gone_)) on_gone();
