@@ -135,7 +135,61 @@ std::string trim(std::string s) {
   return s;
 }
 
+// Total length of the union of [begin, end) spans.
+double covered_seconds(std::vector<std::pair<BenchClock::time_point, BenchClock::time_point>> spans) {
+  std::sort(spans.begin(), spans.end());
+  double total = 0;
+  BenchClock::time_point reach{};
+  bool any = false;
+  for (const auto& [begin, end] : spans) {
+    const auto from = any ? std::max(begin, reach) : begin;
+    if (end > from) total += seconds(end - from);
+    reach = any ? std::max(reach, end) : end;
+    any = true;
+  }
+  return total;
+}
+
 }  // namespace
+
+std::vector<LaneUse> lane_use(const BenchRun& run) {
+  std::map<int, std::vector<std::pair<BenchClock::time_point, BenchClock::time_point>>> spans;
+  std::map<int, int> device;
+  for (const ProofSample& proof : run.samples)
+    for (const StageRecord& r : proof.stages) {
+      if (r.lane < 0) continue;
+      const auto begin = std::max(r.started_at, run.started_at), end = std::min(r.ended_at, run.ended_at);
+      spans[r.lane].emplace_back(begin, std::max(begin, end));
+      device[r.lane] = std::max(r.device, 0);
+    }
+  const double wall = wall_seconds(run);
+  std::vector<LaneUse> out;
+  for (auto& [lane, s] : spans) {
+    LaneUse u;
+    u.lane = lane;
+    u.device = device[lane];
+    u.busy_seconds = covered_seconds(std::move(s));
+    u.busy_fraction = wall > 0 ? u.busy_seconds / wall : 0;
+    out.push_back(u);
+  }
+  return out;
+}
+
+double lane_seconds_per_proof(const BenchRun& run) {
+  if (run.samples.empty()) return 0;
+  double total = 0;
+  for (const ProofSample& proof : run.samples)
+    for (const StageRecord& r : proof.stages)
+      if (r.lane >= 0) total += seconds(r.ended_at - r.started_at);
+  return total / double(run.samples.size());
+}
+
+double cpu_seconds_per_proof(const BenchRun& run) {
+  if (run.samples.empty()) return 0;
+  const double cpu = (run.usage_after.user_seconds - run.usage_before.user_seconds) +
+                     (run.usage_after.system_seconds - run.usage_before.system_seconds);
+  return cpu / double(run.samples.size());
+}
 
 MachineInfo probe_machine() {
   MachineInfo m;
@@ -219,8 +273,17 @@ std::string format_table(const BenchRun& run) {
                  human_seconds(latency.p95), human_seconds(latency.max));
   fmt::format_to(out, "{:<10} peak RSS {} (ru_maxrss), VmHWM {}\n", "memory", human_bytes(u.max_rss_bytes),
                  u.vm_hwm_bytes ? human_bytes(u.vm_hwm_bytes) : "n/a");
-  fmt::format_to(out, "{:<10} {:.2f} s user + {:.2f} s sys during the proofs ({:.2f} s + {:.2f} s in all)\n", "cpu",
-                 timed_user, timed_sys, u.user_seconds, u.system_seconds);
+  fmt::format_to(out, "{:<10} {:.2f} s user + {:.2f} s sys during the proofs ({:.2f} s + {:.2f} s in all): {:.3f} s "
+                 "a proof\n", "cpu", timed_user, timed_sys, u.user_seconds, u.system_seconds, cpu_seconds_per_proof(run));
+  if (const auto lanes = lane_use(run); !lanes.empty()) {
+    std::string busy;
+    for (const LaneUse& l : lanes)
+      busy += fmt::format("{}lane {} (device {}) {:.0f}%", busy.empty() ? "" : ", ", l.lane, l.device,
+                          100 * l.busy_fraction);
+    const double per_proof = lane_seconds_per_proof(run);
+    fmt::format_to(out, "{:<10} busy: {}; {} of lane stages a proof{}\n", "lanes", busy, human_seconds(per_proof),
+                   run.jobs == 1 && per_proof > 0 ? fmt::format(" (alone: at most {:.2f} proofs/s)", 1 / per_proof) : "");
+  }
   const double per_proof = run.proofs ? 1.0 / double(run.proofs) : 0;
   const AllocStats& a0 = run.alloc_before;
   const AllocStats& a1 = run.alloc_after;
@@ -283,7 +346,14 @@ std::string summary_json(const BenchRun& run) {
                                                     {"bytes_per_proof", s.bytes_per_proof}};
   j["stages"] = stages;
   j["memory"] = json{{"peak_rss_bytes", u.max_rss_bytes}, {"vm_hwm_bytes", u.vm_hwm_bytes}};
-  j["cpu"] = json{{"user_seconds", u.user_seconds - run.usage_before.user_seconds},
+  json lanes = json::array();
+  for (const LaneUse& l : lane_use(run))
+    lanes.push_back(json{{"lane", l.lane}, {"device", l.device}, {"busy_seconds", l.busy_seconds},
+                         {"busy_fraction", l.busy_fraction}});
+  j["lanes"] = std::move(lanes);
+  j["lane_seconds_per_proof"] = lane_seconds_per_proof(run);
+  j["cpu"] = json{{"seconds_per_proof", cpu_seconds_per_proof(run)},
+                  {"user_seconds", u.user_seconds - run.usage_before.user_seconds},
                   {"system_seconds", u.system_seconds - run.usage_before.system_seconds},
                   {"process_user_seconds", u.user_seconds},
                   {"process_system_seconds", u.system_seconds},
@@ -371,7 +441,8 @@ std::string trace_json(const BenchRun& run) {
                             {"domain_size", run.domain_size},
                             {"wall_seconds", wall_seconds(run)},
                             {"cpu_seconds", (run.usage_after.user_seconds - run.usage_before.user_seconds) +
-                                                (run.usage_after.system_seconds - run.usage_before.system_seconds)}};
+                                                (run.usage_after.system_seconds - run.usage_before.system_seconds)},
+                            {"cpu_seconds_per_proof", cpu_seconds_per_proof(run)}};
   return trace.dump() + "\n";
 }
 

@@ -73,6 +73,19 @@ struct BenchRun {
   AllocStats alloc_before, alloc_after;         // the [allocator]'s own counters, around them too
 };
 
+// How busy each backend lane was over the timed proofs: the union of the stages that ran on it
+// (synthesis, compute_h and the MSMs on a GPU's stream), clipped to the run's window.
+struct LaneUse {
+  int lane = 0, device = 0;
+  double busy_seconds = 0, busy_fraction = 0;
+};
+std::vector<LaneUse> lane_use(const BenchRun& run);
+// Mean over the timed proofs of the time their stages ran on a lane (one proof's device time; at
+// --jobs 1 its inverse is the throughput the device alone allows).
+double lane_seconds_per_proof(const BenchRun& run);
+// CPU seconds (user + system) of the whole process during the timed proofs, per proof.
+double cpu_seconds_per_proof(const BenchRun& run);
+
 // The human table (stdout).
 std::string format_table(const BenchRun& run);
 // The machine-readable summary: the table's numbers, in seconds and bytes.

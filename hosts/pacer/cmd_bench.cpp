@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <future>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,7 @@ struct Options {
   int64_t warmup = 1;
   std::string summary_path;
   std::string trace_path;
+  bool read_witness = false;  // each proof reads its .wtns in its load stage, as `pacer prove` does
 };
 
 // One line on stderr: "proofs [#####.....] 12/100  3.41 proofs/s  ETA 26 s". Its own thread
@@ -109,24 +111,21 @@ class ProgressBar {
 };
 
 // Proves `count` proofs through the engine (which keeps its jobs_in_flight of them running);
-// proof i uses witnesses[i % size]. Every proof is queued at once and waited for in order; the
-// first failure is rethrown once every proof has ended. `samples` (count entries, or null for
-// warm-up) receives proof i at index i.
-void run_proofs(Prover& prover, const std::shared_ptr<ResidentKey>& key,
-                const std::vector<std::shared_ptr<const Witness>>& witnesses, size_t count,
-                std::vector<ProofSample>* samples, std::atomic<size_t>& done) {
+// proof i uses witness i % `witnesses` from source(i). Every proof is queued at once and waited
+// for in order; the first failure is rethrown once every proof has ended. `samples` (count
+// entries, or null for warm-up) receives proof i at index i.
+void run_proofs(Prover& prover, const std::shared_ptr<ResidentKey>& key, size_t witnesses,
+                const std::function<WitnessSource(size_t)>& source, size_t count, std::vector<ProofSample>* samples,
+                std::atomic<size_t>& done) {
   std::vector<std::future<ProofOutput>> futures;
   futures.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    const auto witness = witnesses[i % witnesses.size()];
-    futures.push_back(prover.submit(key, [witness] { return witness; }));
-  }
+  for (size_t i = 0; i < count; ++i) futures.push_back(prover.submit(key, source(i % witnesses)));
   std::exception_ptr first_error;
   for (size_t i = 0; i < count; ++i) {
     try {
       ProofOutput out = futures[i].get();
       if (samples)
-        (*samples)[i] = ProofSample{out.job, i % witnesses.size(), out.started_at, out.ended_at, std::move(out.stages),
+        (*samples)[i] = ProofSample{out.job, i % witnesses, out.started_at, out.ended_at, std::move(out.stages),
                                     out.attempts};
       ++done;
     } catch (...) {
@@ -179,10 +178,17 @@ int run_bench(const Options& options) {
   run.date_utc = utc_now_iso8601();
   run.machine = probe_machine();
 
-  // Read once, up front: file reads must not be part of what is timed.
+  // Read once, up front (file reads are not timed), and with --read-witness again by every proof in
+  // its load stage (timed, as `pacer prove` and the daemon read theirs).
   std::vector<std::shared_ptr<const Witness>> witnesses;
   for (const std::string& path : options.witnesses)
     witnesses.push_back(std::make_shared<const Witness>(read_wtns(path, engine.witness_allocator())));
+  const auto source = [&](size_t i) -> WitnessSource {
+    if (!options.read_witness) return [witness = witnesses[i]] { return witness; };
+    return [path = options.witnesses[i], allocator = engine.witness_allocator()] {
+      return std::make_shared<const Witness>(read_wtns(path, allocator));
+    };
+  };
 
   Prover& prover = engine.prover();
   const BackendInfo backend = prover.parts().backend->info();
@@ -214,7 +220,7 @@ int run_bench(const Options& options) {
   if (warmup > 0) {
     std::atomic<size_t> warm_done{0};
     ProgressBar bar("warm-up", warm_done, warmup, BenchClock::now());
-    run_proofs(prover, key, witnesses, warmup, nullptr, warm_done);
+    run_proofs(prover, key, witnesses.size(), source, warmup, nullptr, warm_done);
   }
 
   run.samples.resize(proofs);
@@ -224,7 +230,7 @@ int run_bench(const Options& options) {
   {
     std::atomic<size_t> done{0};
     ProgressBar bar("proofs", done, proofs, run.started_at);
-    run_proofs(prover, key, witnesses, proofs, &run.samples, done);
+    run_proofs(prover, key, witnesses.size(), source, proofs, &run.samples, done);
   }
   run.ended_at = run.started_at;  // the last proof's end: thread joins are not proving time
   for (const ProofSample& s : run.samples) run.ended_at = std::max(run.ended_at, s.ended_at);
@@ -257,6 +263,8 @@ Subcommand add_bench_command(CLI::App& root) {
   cmd->add_option("--proofs", options->proofs, "proofs to time (>= 1)")->required();
   cmd->add_option("--jobs", options->jobs, "proofs in flight at once (>= 1)")->required();
   cmd->add_option("--warmup", options->warmup, "untimed proofs run first")->capture_default_str();
+  cmd->add_flag("--read-witness", options->read_witness,
+                "each proof reads its --witness file again in its load stage (timed), as `pacer prove` does");
   cmd->add_option("--json", options->summary_path, "write the summary as JSON (seconds, bytes) to this file");
   cmd->add_option("--trace", options->trace_path, "write a Chrome trace-event JSON (Perfetto) to this file");
   add_config_option(*cmd, options->config);

@@ -72,6 +72,7 @@ std::vector<double> run_times(const TraceRun& run, const std::string& stage) {
 
 const char* colour_of(const std::string& stage) {
   static const std::map<std::string, const char*> colours = {
+      {"witness", "#66c2a5"},
       {"load", "#8da0cb"},      {"synthesize", "#e41a1c"}, {"compute_h", "#4daf4a"}, {"msm_g1", "#377eb8"},
       {"msm_g2", "#ff7f00"},    {"assemble", "#a65628"},   {"release", "#984ea3"}};
   const auto it = colours.find(stage);
@@ -214,16 +215,19 @@ std::string format_trace_summary(const TraceRun& run, const TraceRun* alone) {
 
 std::string waterfall_svg(const TraceRun& run) {
   std::map<int, int> row_of;     // worker -> row
+  std::map<int, int> lane_row;    // backend lane -> row, on top: its idle gaps show in red
   std::map<int, int> device_row;  // device -> row, above the workers, when there are several
   double first = 1e300, last = 0;
   for (const auto& s : run.stages) {
     row_of[s.worker] = 0;
+    if (s.lane >= 0) lane_row[s.lane] = 0;
     if (s.device >= 0) device_row[s.device] = 0;
     first = std::min(first, s.start_us - s.queued_us);
     last = std::max(last, s.start_us + s.dur_us);
   }
   if (device_row.size() < 2) device_row.clear();
   int r = 0;
+  for (auto& [lane, row] : lane_row) row = r++;
   for (auto& [device, row] : device_row) row = r++;
   for (auto& [worker, row] : row_of) row = r++;
   const int rows = r;
@@ -243,6 +247,22 @@ std::string waterfall_svg(const TraceRun& run) {
     fmt::format_to(out, "<text x=\"4\" y=\"{:.1f}\">worker {}</text>\n", top + row_h * row + 13, worker);
   for (const auto& [device, row] : device_row)
     fmt::format_to(out, "<text x=\"4\" y=\"{:.1f}\">device {}</text>\n", top + row_h * row + 13, device);
+  // Lane rows: red where the lane was idle, the stage's colour where one ran on it.
+  for (const auto& [lane, row] : lane_row) {
+    fmt::format_to(out, "<text x=\"4\" y=\"{:.1f}\">lane {}</text>\n", top + row_h * row + 13, lane);
+    fmt::format_to(out, "<rect class=\"idle\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" "
+                   "fill=\"#f4a3a3\"><title>lane {} idle</title></rect>\n",
+                   x(first), top + row_h * row + 1, x(last) - x(first), row_h - 4, lane);
+  }
+  for (const auto& s : run.stages) {
+    const auto row = lane_row.find(s.lane);
+    if (row == lane_row.end()) continue;
+    fmt::format_to(out, "<rect class=\"lane\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" "
+                   "fill=\"{}\"><title>lane {}: proof {} {}</title></rect>\n",
+                   x(s.start_us), top + row_h * row->second + 1,
+                   std::max(0.5, x(s.start_us + s.dur_us) - x(s.start_us)), row_h - 4, colour_of(s.name), s.lane,
+                   s.job, s.name);
+  }
   // Device rows: every stage that ran on one of the device's lanes, overlaid (busy where covered).
   for (const auto& s : run.stages) {
     const auto row = device_row.find(s.device);
@@ -288,6 +308,10 @@ std::string waterfall_svg(const TraceRun& run) {
   fmt::format_to(out, "<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"12\" height=\"10\" fill=\"#bbbbbb\"/>"
                  "<text x=\"{:.0f}\" y=\"{:.1f}\">scheduler wait</text>\n",
                  lx, axis + 24, lx + 15, axis + 33);
+  if (!lane_row.empty())
+    fmt::format_to(out, "<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"12\" height=\"10\" fill=\"#f4a3a3\"/>"
+                   "<text x=\"{:.0f}\" y=\"{:.1f}\">lane idle</text>\n",
+                   lx + 110, axis + 24, lx + 125, axis + 33);
   svg += "</svg>\n";
   return svg;
 }

@@ -92,7 +92,8 @@ class CpuBackend final : public Backend {
                   std::span<Fr256> c, const Checkpoint& checkpoint) override {
     with_cpu_curve(key.key().curve, [&](auto curve) {
       using Curve = decltype(curve);
-      synthesize_rows<typename Curve::Fr>(resident<Curve>(key).rows(), witness, a, b, c, host_.pool, checkpoint);
+      synthesize_rows<typename Curve::Fr>(resident<Curve>(key).rows(), witness, a, b, c, host_.pool, checkpoint,
+                                          kernels_);
     });
   }
 

@@ -1,8 +1,10 @@
-// Backend "cuda": compute_h and the G1 MSMs on NVIDIA GPUs (Pacer's own kernels, gpu_api.hpp),
-// the G2 MSM on the GPU or, as production GPU provers do, on the host pool with the cpu plugin's
-// kernels (param g2). Key points are checked on the CPU and uploaded once per key and device;
-// every proof reuses them. Lanes: `lanes_per_device` per GPU, each a CUDA stream with its own
-// scratch, so one proof's uploads and synthesis overlap another's kernels.
+// Backend "cuda": synthesis, compute_h and the G1 MSMs on NVIDIA GPUs (Pacer's own kernels,
+// gpu_api.hpp), the G2 MSM on the GPU or, as production GPU provers do, on the host pool with the
+// cpu plugin's kernels (param g2). Key points are checked on the CPU and uploaded once per key and
+// device, with the constraint rows where they fit; every proof reuses them. A proof then sends its
+// witness up once, and its a, b, c and h never leave the GPU (VectorHome::device). Lanes:
+// `lanes_per_device` per GPU, each a CUDA stream with its own scratch, so one proof's upload
+// overlaps another's kernels.
 //
 // Explicit choice, no fallback: a config that selects cuda where no GPU is usable fails at start
 // with one line saying why. Correctness never rests on the GPU alone: every CUDA error fails the
@@ -12,8 +14,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,65 +28,16 @@
 #include "pacer/error.hpp"
 #include "pacer/plugin.hpp"
 #include "pacer/thread_pool.hpp"
+#include "backend_options.hpp"
+#include "resident_key.hpp"
 
 namespace {
 
 using namespace pacer;
 using namespace pacer::math;
+using namespace pacer::cuda_backend;
 
 cuda::Curve gpu_curve(CurveId id) { return id == CurveId::bn254 ? cuda::Curve::bn254 : cuda::Curve::bls12_381; }
-
-struct Options {
-  std::vector<int> devices;        // CUDA device indices in use
-  unsigned lanes_per_device = 2;   // proofs in flight per GPU
-  bool g2_on_gpu = false;          // g2 = "gpu" | "cpu"
-  uint64_t vram_limit_bytes = 0;   // per device; 0 = what the device has free at start, less 1 GiB
-  bool window_copies = false;      // msm_window_copies = "auto" | "off" (gpu_api.hpp, WindowCopies)
-  CpuKernels cpu_kernels;          // for the G2 MSM on the CPU and the key-point checks
-  cuda::KernelConfig kernels;      // GPU kernel tuning; all 0 = automatic
-};
-
-// A key resident on every device the backend uses (G1 bases, and B2 with g2 = "gpu"), and B2 on
-// the host when the G2 MSM runs on the CPU.
-template <class Curve>
-class CudaResidentKey final : public ResidentKey {
- public:
-  struct OnDevice {
-    std::array<std::unique_ptr<cuda::ResidentPoints>, 4> g1;  // indexed by Basis
-    std::unique_ptr<cuda::ResidentPoints> b2;
-  };
-
-  // `held`: the backend's count of key bytes per device, which this key adds to while it lives.
-  CudaResidentKey(std::shared_ptr<const ProvingKey> key, std::vector<OnDevice> devices, KeyPoints<typename Curve::G2> b2,
-                  std::shared_ptr<const ConstraintRows> rows, std::shared_ptr<std::atomic<uint64_t>> held)
-      : key_(std::move(key)),
-        devices_(std::move(devices)),
-        b2_host_(std::move(b2)),
-        rows_(std::move(rows)),
-        held_(std::move(held)) {
-    *held_ += bytes_per_device();
-  }
-  ~CudaResidentKey() override { *held_ -= bytes_per_device(); }
-  CudaResidentKey(const CudaResidentKey&) = delete;
-  CudaResidentKey& operator=(const CudaResidentKey&) = delete;
-  const ProvingKey& key() const override { return *key_; }
-  const OnDevice& on(size_t device_slot) const { return devices_[device_slot]; }
-  std::span<const Affine<typename Curve::G2>> b2_host() const { return b2_host_.points(); }
-  const ConstraintRows& rows() const { return *rows_; }
-
- private:
-  uint64_t bytes_per_device() const {  // the same points on every device
-    uint64_t total = 0;
-    for (const auto& p : devices_.front().g1) total += p ? p->bytes() : 0;
-    return total + (devices_.front().b2 ? devices_.front().b2->bytes() : 0);
-  }
-
-  std::shared_ptr<const ProvingKey> key_;
-  std::vector<OnDevice> devices_;
-  KeyPoints<typename Curve::G2> b2_host_;
-  std::shared_ptr<const ConstraintRows> rows_;
-  std::shared_ptr<std::atomic<uint64_t>> held_;
-};
 
 class CudaBackend final : public Backend {
  public:
@@ -101,17 +56,23 @@ class CudaBackend final : public Backend {
       info.devices.push_back(fmt::format("cuda:{} {} (sm_{}{}, {} SMs, {} MiB); {} lanes; G2 MSM on the {}", d.index,
                                          d.name, d.cc_major, d.cc_minor, d.sms, d.total_bytes >> 20,
                                          opt_.lanes_per_device, opt_.g2_on_gpu ? "GPU" : "CPU") +
+                                 (opt_.synthesis_on_gpu ? "; synthesis on the GPU" : "; synthesis on the CPU") +
                                  kernels_note());
     return info;
   }
 
-  ResourceClass resource(Stage stage, const ResidentKey&) const override {
+  ResourceClass resource(Stage stage, const ResidentKey& key) const override {
     switch (stage) {
+      case Stage::synthesize: return cuda_key(key).rows_on_device() ? ResourceClass::device : ResourceClass::membw;
       case Stage::compute_h:
       case Stage::msm_g1: return ResourceClass::device;
       case Stage::msm_g2: return opt_.g2_on_gpu ? ResourceClass::device : ResourceClass::membw;
       default: return default_resource(stage);
     }
+  }
+
+  VectorHome vectors(const ResidentKey& key) const override {
+    return cuda_key(key).rows_on_device() ? VectorHome::device : VectorHome::host;
   }
 
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override {
@@ -120,22 +81,39 @@ class CudaBackend final : public Backend {
     });
   }
 
-  void synthesize(ResidentKey& key, Lane, std::span<const Fr256> witness, std::span<Fr256> a, std::span<Fr256> b,
+  void synthesize(ResidentKey& key, Lane lane, std::span<const Fr256> witness, std::span<Fr256> a, std::span<Fr256> b,
                   std::span<Fr256> c, const Checkpoint& checkpoint) override {
     with_cpu_curve(key.key().curve, [&](auto curve) {
       using Curve = decltype(curve);
-      synthesize_rows<typename Curve::Fr>(resident<Curve>(key).rows(), witness, a, b, c, host_.pool, checkpoint);
+      auto& k = resident<Curve>(key);
+      if (!k.rows_on_device())
+        return synthesize_rows<typename Curve::Fr>(k.host_rows(), witness, a, b, c, host_.pool, checkpoint,
+                                                     opt_.cpu_kernels);
+      if (!a.empty() || !b.empty() || !c.empty())
+        throw FailedError("cuda backend: synthesis on the GPU keeps a, b, c there, but host buffers were passed");
+      if (witness.size() != k.key().n_vars)
+        throw FailedError(fmt::format("cuda backend: synthesize got {} witness values for {} wires", witness.size(),
+                                      k.key().n_vars));
+      on_lane(lane, k.key(), [&](LaneSlot& slot) {
+        witness_on_device(slot, witness);
+        slot.gpu->synthesize(*k.on(device_slot(lane)).rows);
+      });
     });
   }
 
   void compute_h(ResidentKey& key, Lane lane, std::span<Fr256> a, std::span<Fr256> b, std::span<Fr256> c,
                  const Checkpoint&) override {
     const ProvingKey& pk = key.key();
+    if (a.empty() && b.empty() && c.empty()) {  // the vectors synthesize left on the lane's GPU
+      if (!cuda_key(key).rows_on_device())
+        throw FailedError("cuda backend: compute_h without vectors, for a key whose synthesis runs on the CPU");
+      return on_lane(lane, pk, [&](LaneSlot& slot) { slot.gpu->compute_h_on_device(pk.domain_size); });
+    }
     if (a.size() != pk.domain_size || b.size() != a.size() || c.size() != a.size())
       throw FailedError(fmt::format("cuda backend: compute_h got {}/{}/{} values for domain {}", a.size(), b.size(),
                                     c.size(), pk.domain_size));
-    on_lane(lane, pk, [&](cuda::Lane& gpu) {
-      gpu.compute_h(a.data()->data(), b.data()->data(), c.data()->data(), a.size());
+    on_lane(lane, pk, [&](LaneSlot& slot) {
+      slot.gpu->compute_h(a.data()->data(), b.data()->data(), c.data()->data(), a.size());
     });
   }
 
@@ -145,8 +123,20 @@ class CudaBackend final : public Backend {
       using Curve = decltype(curve);
       auto& k = resident<Curve>(key);
       const auto& points = *k.on(device_slot(lane)).g1[static_cast<size_t>(basis)];
+      if (basis == Basis::H && scalars.empty() && k.rows_on_device())
+        return gpu_msm<typename Curve::G1>(k.key(), lane, points, points.count(), "G1",
+                                           [&](LaneSlot& slot, void* out) { slot.gpu->msm_h(points, points.count(), out); });
       return gpu_msm<typename Curve::G1>(k.key(), lane, points, scalars, "G1");
     });
+  }
+
+  void end_proof(Lane lane) noexcept override {
+    if (lane >= lanes_.size()) return;
+    LaneSlot& slot = *lanes_[lane];
+    std::lock_guard lock(slot.mu);
+    slot.witness = nullptr;
+    slot.witness_count = 0;
+    if (slot.gpu) slot.gpu->forget_proof();
   }
 
   PointBytes msm_g2(ResidentKey& key, Lane lane, std::span<const Fr256> scalars,
@@ -171,7 +161,33 @@ class CudaBackend final : public Backend {
     std::unique_ptr<cuda::Lane> gpu;
     CurveId curve = CurveId::bn254;
     size_t domain = 0, points = 0;
+    // The proof's witness as the engine holds it, once uploaded (until end_proof): calls whose
+    // scalars lie inside it read the device copy.
+    const Fr256* witness = nullptr;
+    size_t witness_count = 0;
   };
+
+  // Uploads the proof's witness to the lane's device unless it is there already.
+  static void witness_on_device(LaneSlot& slot, std::span<const Fr256> witness) {
+    if (slot.witness == witness.data() && slot.witness_count == witness.size()) return;
+    slot.gpu->upload_witness(witness.data()->data(), witness.size());
+    slot.witness = witness.data();
+    slot.witness_count = witness.size();
+  }
+  // Where `scalars` start in the lane's uploaded witness, if they lie inside it.
+  static std::optional<size_t> witness_offset(const LaneSlot& slot, std::span<const Fr256> scalars) {
+    if (!slot.witness) return std::nullopt;
+    const auto begin = reinterpret_cast<uintptr_t>(slot.witness), end = begin + slot.witness_count * sizeof(Fr256);
+    const auto at = reinterpret_cast<uintptr_t>(scalars.data());
+    if (at < begin || at + scalars.size() * sizeof(Fr256) > end || (at - begin) % sizeof(Fr256)) return std::nullopt;
+    return (at - begin) / sizeof(Fr256);
+  }
+
+  static const CudaKey& cuda_key(const ResidentKey& key) {
+    auto* k = dynamic_cast<const CudaKey*>(&key);
+    if (!k) throw FailedError("cuda backend was handed a key made resident by another backend");
+    return *k;
+  }
 
   size_t device_slot(Lane lane) const { return lane % opt_.devices.size(); }
 
@@ -184,7 +200,7 @@ class CudaBackend final : public Backend {
         k.msm_window_bits, k.msm_chunk, k.msm_pieces, k.ntt_pass_bits, k.ntt_log_cols);
   }
 
-  // Runs fn on lane `lane`'s GPU state, sized for `key`, under the lane's lock. CUDA failures
+  // Runs fn(slot) on lane `lane`'s GPU state (slot.gpu), sized for `key`, under the lane's lock. CUDA failures
   // become FailedError: the proof fails, the process and the other lanes carry on. A failure that
   // leaves the device unusable (cuda::DeviceLost) becomes DeviceFailedError, now and for every
   // later call on that device: the engine then stops using its lanes and retries the proof on
@@ -210,8 +226,10 @@ class CudaBackend final : public Backend {
         slot.curve = key.curve;
         slot.domain = key.domain_size;
         slot.points = points;
+        slot.witness = nullptr;  // a new lane holds no proof's witness
+        slot.witness_count = 0;
       }
-      fn(*slot.gpu);
+      fn(slot);
     } catch (const cuda::DeviceLost& e) {
       device_lost_[dev_slot] = true;
       throw DeviceFailedError(fmt::format("cuda backend, lane {}: GPU {} is unusable: {}", lane, device, e.what()),
@@ -221,16 +239,32 @@ class CudaBackend final : public Backend {
     }
   }
 
+  // An MSM over host scalars: the device copy of the proof's witness where they lie in it (the
+  // whole witness is uploaded by the first call that has it all: A, B1, G2), else copied up.
   template <class Group>
   PointBytes gpu_msm(const ProvingKey& key, Lane lane, const cuda::ResidentPoints& points,
                      std::span<const Fr256> scalars, const char* what) {
     check_count(points.count(), scalars.size(), what);
+    return gpu_msm<Group>(key, lane, points, scalars.size(), what, [&](LaneSlot& slot, void* out) {
+      if (scalars.size() == key.n_vars && !witness_offset(slot, scalars)) witness_on_device(slot, scalars);
+      if (const auto offset = witness_offset(slot, scalars))
+        slot.gpu->msm_witness(points, *offset, scalars.size(), out);
+      else
+        slot.gpu->msm(points, scalars.data()->data(), scalars.size(), out);
+    });
+  }
+
+  // run(slot, out) computes the MSM of `count` points into out (the kernels' Jacobian layout).
+  template <class Group, class Run>
+  PointBytes gpu_msm(const ProvingKey& key, Lane lane, const cuda::ResidentPoints& points, size_t count,
+                     const char* what, Run&& run) {
+    check_count(points.count(), count, what);
     Jacobian<Group> sum;
     static_assert(sizeof(Jacobian<Group>) == 3 * sizeof(typename Group::Field));
-    on_lane(lane, key, [&](cuda::Lane& gpu) {
+    on_lane(lane, key, [&](LaneSlot& slot) {
       if (cuda::jacobian_bytes(points.curve(), points.g2()) != sizeof sum)
         throw FailedError("cuda backend: the kernels' point layout does not match the framework's");
-      gpu.msm(points, scalars.data()->data(), scalars.size(), &sum);
+      run(slot, static_cast<void*>(&sum));
     });
     const Affine<Group> result = sum.to_affine();
     // A GPU fault or a kernel bug must not leave the host as a proof: a wrong sum is almost never
@@ -258,24 +292,42 @@ class CudaBackend final : public Backend {
     uint64_t need = 0;
     for (const auto& [bytes, name] : g1_sections) need += bytes.size();
     if (opt_.g2_on_gpu) need += pk.b2.size();
-    // Window copies where they fit beside the key on every device; else none (they only save time).
     const cuda::Curve curve = gpu_curve(pk.curve);
+    // What the device has left beside the keys held and the lanes' scratch (made at the first
+    // proof): ~480 bytes a point per lane (digit keys and values of every window, scalars,
+    // compute_h's a/b/c, buckets and the scalar pieces' second bucket array) and the proof's
+    // witness (32 bytes a wire).
+    const uint64_t lanes_bytes = uint64_t(opt_.lanes_per_device) *
+                                 (480 * std::max<uint64_t>(pk.n_vars, pk.domain_size) + 32 * uint64_t(pk.n_vars));
+    uint64_t room = UINT64_MAX;
+    for (size_t slot = 0; slot < opt_.devices.size(); ++slot) {
+      const uint64_t held = key_bytes_->load() + lanes_bytes, limit = vram_limit(slot);
+      room = std::min(room, limit > held ? limit - held : 0);
+    }
+    // Synthesis on the GPU where the rows fit beside the key on every device, before window copies:
+    // the rows take the CPU's largest stage away, the copies save a tenth of the MSMs' time.
+    std::shared_ptr<const ConstraintRows> rows = build_constraint_rows(pk, host_.pool);
+    bool rows_on_device = false;
+    if (opt_.synthesis_on_gpu) {
+      const uint64_t rows_need = cuda::rows_bytes(pk.domain_size, rows->terms());
+      if (need + rows_need <= room) {
+        rows_on_device = true;
+        need += rows_need;
+      } else if (host_.log) {
+        host_.log->warn("{}: the constraint rows need {} MiB on the GPU and only {} MiB are left beside the key and the "
+                        "lanes' scratch ({} MiB short); synthesis runs on the CPU (about {} CPU-seconds a proof more; "
+                        "synthesis = \"cpu\" silences this)",
+                        pk.path, rows_need >> 20, (room > need ? room - need : 0) >> 20,
+                        (need + rows_need - room) >> 20, fmt::format("{:.1f}", double(rows->terms()) * 60e-9));
+      }
+    }
+    // Window copies where they fit beside the key on every device; else none (they only save time).
     std::array<cuda::WindowCopies, 4> copies{};
     uint64_t copies_bytes = 0;
     if (opt_.window_copies) {
       for (size_t b = 0; b < 4; ++b) {
         copies[b] = cuda::plan_window_copies(curve, false, g1_sections[b].first.size() / point_bytes<G1>());
         copies_bytes += uint64_t(copies[b].copies - 1) * g1_sections[b].first.size();
-      }
-      // Room for the lanes' scratch too (made at the first proof): ~480 bytes a point per lane
-      // (digit keys and values of every window, scalars, compute_h's a/b/c, buckets and the
-      // scalar pieces' second bucket array).
-      const uint64_t lanes_bytes =
-          uint64_t(opt_.lanes_per_device) * 480 * std::max<uint64_t>(pk.n_vars, pk.domain_size);
-      uint64_t room = UINT64_MAX;
-      for (size_t slot = 0; slot < opt_.devices.size(); ++slot) {
-        const uint64_t held = key_bytes_->load() + lanes_bytes, limit = vram_limit(slot);
-        room = std::min(room, limit > held ? limit - held : 0);
       }
       if (copies_bytes && need + copies_bytes > room) {
         if (host_.log)
@@ -304,11 +356,14 @@ class CudaBackend final : public Backend {
           on.g1[b] = cuda::upload_points(device, curve, false, bytes.data(), bytes.size() / point_bytes<G1>(), copies[b]);
         }
         if (opt_.g2_on_gpu) on.b2 = cuda::upload_points(device, curve, true, pk.b2.data(), pk.b2.size() / point_bytes<G2>());
+        if (rows_on_device)
+          on.rows = cuda::upload_rows(device, curve, pk.domain_size, rows->start.data(), rows->wire.data(),
+                                      rows->coef.data()->data(), rows->terms());
       } catch (const std::exception& e) {
         throw FailedError(fmt::format("{}: cannot make the key resident on GPU {}: {}", pk.path, device, e.what()));
       }
     }
-    auto rows = build_constraint_rows(pk, host_.pool);
+    if (rows_on_device) rows.reset();  // the devices hold them: no host copy to keep
     return std::make_unique<CudaResidentKey<Curve>>(std::move(key), std::move(on_devices), std::move(b2_host),
                                                     std::move(rows), key_bytes_);
   }
@@ -375,58 +430,6 @@ class CudaBackend final : public Backend {
   // keys, which may outlive a lookup but not the plugin.
   std::shared_ptr<std::atomic<uint64_t>> key_bytes_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
-
-Options options_from(const Params& params, const std::vector<cuda::DeviceInfo>& found) {
-  Options o;
-  const auto where = params.where();
-  const auto devices = params.get_int_array("devices", {});
-  if (devices.empty()) {
-    for (const auto& d : found) o.devices.push_back(d.index);
-  } else {
-    for (const int64_t d : devices) {
-      const bool exists = std::any_of(found.begin(), found.end(), [&](const auto& f) { return f.index == d; });
-      if (!exists)
-        throw InputError(fmt::format("{} devices: GPU {} does not exist (this machine has {} CUDA device{})", where, d,
-                                     found.size(), found.size() == 1 ? "" : "s"));
-      if (std::count(devices.begin(), devices.end(), d) > 1)
-        throw InputError(fmt::format("{} devices: GPU {} is listed twice", where, d));
-      o.devices.push_back(int(d));
-    }
-  }
-  const int64_t lanes = params.get_int("lanes_per_device", 2);
-  if (lanes < 1 || lanes > 16)
-    throw InputError(fmt::format("{} lanes_per_device must be 1..16, got {}", where, lanes));
-  o.lanes_per_device = unsigned(lanes);
-  const std::string g2 = params.get_string("g2", "cpu");
-  if (g2 != "cpu" && g2 != "gpu")
-    throw InputError(fmt::format("{} g2 must be \"cpu\" or \"gpu\", got \"{}\"", where, g2));
-  o.g2_on_gpu = g2 == "gpu";
-  const int64_t limit_mb = params.get_int("vram_limit_mb", 0);
-  if (limit_mb < 0) throw InputError(fmt::format("{} vram_limit_mb must be 0 (all free memory) or more, got {}", where, limit_mb));
-  o.vram_limit_bytes = uint64_t(limit_mb) << 20;
-  const std::string copies = params.get_string("msm_window_copies", "off");
-  if (copies != "auto" && copies != "off")
-    throw InputError(fmt::format("{} msm_window_copies must be \"auto\" or \"off\", got \"{}\"", where, copies));
-  o.window_copies = copies == "auto";
-  o.cpu_kernels = CpuKernels::detect();
-  auto knob = [&](const char* key) {
-    const int64_t v = params.get_int(key, 0);
-    if (v < 0 || v > 1 << 20)
-      throw InputError(fmt::format("{} {} must be 0 (automatic) or a small count, got {}", where, key, v));
-    return unsigned(v);
-  };
-  o.kernels.msm_window_bits = knob("msm_window_bits");
-  o.kernels.msm_chunk = knob("msm_chunk");
-  o.kernels.msm_pieces = knob("msm_pieces");
-  o.kernels.ntt_pass_bits = knob("ntt_pass_bits");
-  o.kernels.ntt_log_cols = knob("ntt_log_cols");
-  try {
-    cuda::check_kernel_config(o.kernels);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(fmt::format("{} {}", where, e.what()));
-  }
-  return o;
-}
 
 std::unique_ptr<Backend> make_cuda_backend(const Params& params, HostServices& host) {
   const std::vector<cuda::DeviceInfo> found = cuda::list_devices();

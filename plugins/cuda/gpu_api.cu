@@ -1,4 +1,5 @@
-// Host API: devices, resident points, lanes (gpu_api.hpp), and the testing entry points.
+// Host API: devices, resident points and rows (gpu_api.hpp), and the testing entry points. Lanes
+// are in lane.cu.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,9 @@ void set_last_error(std::string s) {
 
 size_t fq_bytes(Curve c) { return c == Curve::bn254 ? 32 : 48; }
 
+}  // namespace
+
+namespace detail {
 uint32_t log2_exact(size_t n, const char* what) {
   if (n == 0 || (n & (n - 1))) throw std::invalid_argument(std::string("pacer::cuda: ") + what + " is not a power of two");
   uint32_t L = 0;
@@ -31,16 +35,19 @@ uint32_t log2_exact(size_t n, const char* what) {
   return L;
 }
 
-std::unique_ptr<detail::NttOps> make_ntt(Curve c, int device, const KernelConfig& k) {
-  return c == Curve::bn254 ? detail::make_ntt_ops_bn254(device, k) : detail::make_ntt_ops_bls12_381(device, k);
+std::unique_ptr<NttOps> make_ntt(Curve c, int device, const KernelConfig& k) {
+  return c == Curve::bn254 ? make_ntt_ops_bn254(device, k) : make_ntt_ops_bls12_381(device, k);
 }
 
-std::unique_ptr<detail::MsmOps> make_msm(Curve c, bool g2, int device, const KernelConfig& k) {
-  if (c == Curve::bn254)
-    return g2 ? detail::make_msm_ops_bn254_g2(device, k) : detail::make_msm_ops_bn254_g1(device, k);
-  return g2 ? detail::make_msm_ops_bls12_381_g2(device, k) : detail::make_msm_ops_bls12_381_g1(device, k);
+std::unique_ptr<MsmOps> make_msm(Curve c, bool g2, int device, const KernelConfig& k) {
+  if (c == Curve::bn254) return g2 ? make_msm_ops_bn254_g2(device, k) : make_msm_ops_bn254_g1(device, k);
+  return g2 ? make_msm_ops_bls12_381_g2(device, k) : make_msm_ops_bls12_381_g1(device, k);
 }
-}  // namespace
+}  // namespace detail
+
+using detail::log2_exact;
+using detail::make_msm;
+using detail::make_ntt;
 
 void check_kernel_config(const KernelConfig& k) {
   auto in = [](const char* name, unsigned v, unsigned lo, unsigned hi) {
@@ -111,6 +118,11 @@ std::vector<DeviceInfo> list_devices() {
     try {
       cudaDeviceProp prop{};
       CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
+      // Before the device's context exists: host threads that wait for it sleep, not spin.
+      // Refused when another part of the process made the context first; then only our events
+      // block (Event), which is where the lanes wait.
+      if (cudaSetDevice(d) == cudaSuccess && cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
+        cudaGetLastError();
       DeviceInfo info;
       info.index = d;
       info.name = prop.name;
@@ -137,15 +149,6 @@ size_t jacobian_bytes(Curve c, bool g2) { return (g2 ? 6 : 3) * fq_bytes(c); }
 
 // --- resident points ----------------------------------------------------------------------------
 
-struct ResidentPoints::Impl {
-  int device = 0;
-  Curve curve = Curve::bn254;
-  bool g2 = false;
-  size_t count = 0;
-  WindowCopies copies;
-  DeviceBuffer buf;
-};
-
 ResidentPoints::ResidentPoints(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ResidentPoints::~ResidentPoints() {
   try {
@@ -160,6 +163,47 @@ bool ResidentPoints::g2() const { return impl_->g2; }
 size_t ResidentPoints::count() const { return impl_->count; }
 size_t ResidentPoints::bytes() const { return impl_->buf.bytes(); }
 const WindowCopies& ResidentPoints::copies() const { return impl_->copies; }
+
+// --- resident rows -------------------------------------------------------------------------------
+
+ResidentRows::ResidentRows(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ResidentRows::~ResidentRows() {
+  try {
+    DeviceScope scope(impl_->device);
+    impl_.reset();
+  } catch (...) {
+  }
+}
+int ResidentRows::device() const { return impl_->device; }
+Curve ResidentRows::curve() const { return impl_->curve; }
+size_t ResidentRows::domain() const { return impl_->domain; }
+size_t ResidentRows::terms() const { return impl_->terms; }
+size_t ResidentRows::bytes() const { return impl_->start.bytes() + impl_->wire.bytes() + impl_->coef.bytes(); }
+
+size_t rows_bytes(size_t domain, size_t terms) { return (2 * domain + 1) * 4 + terms * (4 + 32); }
+
+std::unique_ptr<ResidentRows> upload_rows(int device, Curve curve, size_t domain, const uint32_t* start,
+                                          const uint32_t* wire, const uint64_t* coef, size_t terms) {
+  if (domain == 0 || domain >= (size_t(1) << 31)) throw std::invalid_argument("pacer::cuda: rows of a bad domain size");
+  if (start[2 * domain] != terms) throw std::invalid_argument("pacer::cuda: row starts do not end at the term count");
+  DeviceScope scope(device);
+  auto impl = std::make_unique<ResidentRows::Impl>();
+  impl->device = device;
+  impl->curve = curve;
+  impl->domain = domain;
+  impl->terms = terms;
+  impl->start.allocate((2 * domain + 1) * 4, "constraint row starts", device);
+  impl->wire.allocate(std::max<size_t>(terms, 1) * 4, "constraint row wires", device);
+  impl->coef.allocate(std::max<size_t>(terms, 1) * 32, "constraint row coefficients", device);
+  CUDA_CHECK(cudaMemcpy(impl->start.get(), start, (2 * domain + 1) * 4, cudaMemcpyHostToDevice));
+  if (terms) {
+    CUDA_CHECK(cudaMemcpy(impl->wire.get(), wire, terms * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(impl->coef.get(), coef, terms * 32, cudaMemcpyHostToDevice));
+  }
+  return std::make_unique<ResidentRows>(std::move(impl));
+}
+
+// --- window copies ------------------------------------------------------------------------------
 
 WindowCopies plan_window_copies(Curve curve, bool g2, size_t count) {
   if (g2 || count < (size_t(1) << 16)) return {};
@@ -187,128 +231,6 @@ std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, 
     CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream: done before any lane reads them
   }
   return std::make_unique<ResidentPoints>(std::move(impl));
-}
-
-// --- lanes --------------------------------------------------------------------------------------
-
-struct Lane::Impl {
-  int device;
-  Curve curve;
-  size_t max_domain;
-  Stream stream, up;  // created on the current device: the constructor's DeviceScope
-  Event start, uploaded, computed, done, a_up, b_up, c_up;
-  std::unique_ptr<detail::NttOps> ntt;
-  std::unique_ptr<detail::MsmOps> msm_g1, msm_g2;
-  detail::MsmScratch scratch;
-  DeviceBuffer abc;  // a, b, c of compute_h
-  MsmTiming msm_timing;
-  HTiming h_timing;
-  KernelConfig kernels;
-
-  Impl(int d, Curve c, size_t dom, const KernelConfig& k) : device(d), curve(c), max_domain(dom), kernels(k) {}
-};
-
-Lane::Lane(int device, Curve curve, size_t max_domain, size_t max_points, const KernelConfig& kernels) {
-  check_kernel_config(kernels);
-  DeviceScope scope(device);
-  impl_ = std::make_unique<Impl>(device, curve, max_domain, kernels);
-  auto& m = *impl_;
-  m.ntt = make_ntt(curve, device, kernels);
-  m.msm_g1 = make_msm(curve, false, device, kernels);
-  if (max_domain) {
-    m.ntt->prepare(log2_exact(max_domain, "max_domain"), m.stream);
-    m.abc.allocate(3 * max_domain * 32, "compute_h a/b/c", device);
-  }
-  if (max_points) m.msm_g1->reserve(m.scratch, max_points);
-  m.stream.sync();
-}
-
-Lane::~Lane() {
-  try {
-    DeviceScope scope(impl_->device);  // streams and buffers go back to their own device
-    impl_.reset();
-  } catch (...) {
-  }
-}
-
-int Lane::device() const { return impl_->device; }
-Curve Lane::curve() const { return impl_->curve; }
-size_t Lane::device_bytes() const { return impl_->abc.bytes() + impl_->scratch.total_bytes(); }
-const MsmTiming& Lane::last_msm_timing() const { return impl_->msm_timing; }
-const HTiming& Lane::last_h_timing() const { return impl_->h_timing; }
-
-void Lane::msm(const ResidentPoints& points, const uint64_t* scalars, size_t count, void* out_point) {
-  auto& m = *impl_;
-  if (points.curve() != m.curve) throw std::invalid_argument("pacer::cuda: MSM points are for another curve");
-  if (points.device() != m.device) throw std::invalid_argument("pacer::cuda: MSM points live on another device");
-  if (count > points.count()) throw std::invalid_argument("pacer::cuda: more MSM scalars than points");
-  DeviceScope scope(m.device);
-  auto& ops = points.g2() ? m.msm_g2 : m.msm_g1;
-  if (!ops) ops = make_msm(m.curve, points.g2(), m.device, m.kernels);
-  ops->reserve(m.scratch, count);
-  m.start.record(m.stream);
-  detail::MsmStats stats;
-  ops->run(points.impl().buf.get(), count, points.count(), points.copies(), scalars, m.scratch, m.stream, m.up,
-           out_point, &stats);
-  m.done.record(m.stream);
-  m.done.sync();
-  m.msm_timing.total_ms = m.done.since(m.start);
-  m.msm_timing.upload_ms = stats.upload_ms;
-  m.msm_timing.upload_wait_ms = stats.upload_wait_ms;
-  m.msm_timing.compute_ms = m.msm_timing.total_ms - stats.upload_wait_ms;
-  m.msm_timing.pieces = stats.pieces;
-  m.msm_timing.window_bits = stats.c;
-  m.msm_timing.windows = stats.windows;
-  m.msm_timing.copies = stats.copies;
-  m.msm_timing.digits_ms = stats.digits_ms;
-  m.msm_timing.sort_ms = stats.sort_ms;
-  m.msm_timing.accumulate_ms = stats.accumulate_ms;
-  m.msm_timing.reduce_ms = stats.reduce_ms;
-  m.msm_timing.finish_ms = stats.finish_ms;
-}
-
-void Lane::compute_h(uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n) {
-  auto& m = *impl_;
-  const uint32_t L = log2_exact(n, "compute_h size");
-  if (n > m.max_domain) throw std::invalid_argument("pacer::cuda: compute_h size exceeds the lane's max_domain");
-  DeviceScope scope(m.device);
-  m.ntt->prepare(L, m.stream);
-  const size_t bytes = n * 32;
-  auto* da = m.abc.get<unsigned char>();
-  auto* db = da + bytes;
-  auto* dc = db + bytes;
-  // Uploads on their own stream, each followed by an event the transforms wait for.
-  m.start.record(m.up);
-  CUDA_CHECK(cudaMemcpyAsync(da, a, bytes, cudaMemcpyHostToDevice, m.up));
-  m.a_up.record(m.up);
-  CUDA_CHECK(cudaMemcpyAsync(db, b, bytes, cudaMemcpyHostToDevice, m.up));
-  m.b_up.record(m.up);
-  if (c) CUDA_CHECK(cudaMemcpyAsync(dc, c, bytes, cudaMemcpyHostToDevice, m.up));
-  m.c_up.record(m.up);
-  m.uploaded.record(m.up);
-  if (!c) {
-    CUDA_CHECK(cudaStreamWaitEvent(m.stream, m.b_up, 0));
-    m.ntt->hadamard(dc, da, db, n, m.stream);
-    m.ntt->coset_eval(da, L, m.stream);
-    m.ntt->coset_eval(db, L, m.stream);
-    m.ntt->coset_eval(dc, L, m.stream);
-  } else {
-    CUDA_CHECK(cudaStreamWaitEvent(m.stream, m.a_up, 0));
-    m.ntt->coset_eval(da, L, m.stream);
-    CUDA_CHECK(cudaStreamWaitEvent(m.stream, m.b_up, 0));
-    m.ntt->coset_eval(db, L, m.stream);
-    CUDA_CHECK(cudaStreamWaitEvent(m.stream, m.c_up, 0));
-    m.ntt->coset_eval(dc, L, m.stream);
-  }
-  m.ntt->h(da, db, dc, n, m.stream);
-  m.computed.record(m.stream);
-  CUDA_CHECK(cudaMemcpyAsync(a, da, bytes, cudaMemcpyDeviceToHost, m.stream));
-  m.done.record(m.stream);
-  m.done.sync();
-  CUDA_CHECK(cudaStreamSynchronize(m.up));
-  m.h_timing.upload_ms = m.uploaded.since(m.start);
-  m.h_timing.download_ms = m.done.since(m.computed);
-  m.h_timing.total_ms = m.done.since(m.start);
 }
 
 // --- testing ------------------------------------------------------------------------------------

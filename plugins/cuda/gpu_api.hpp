@@ -99,6 +99,31 @@ class ResidentPoints {
 std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, const void* affine_points,
                                               size_t count, const WindowCopies& copies = {});
 
+// A key's constraint rows resident on one device, for synthesis there: the framework's
+// ConstraintRows (2·domain + 1 row starts, then per term its wire and its coefficient as the zkey
+// stores it, v·R², 4 limbs). Immutable once uploaded; any lane of the device may read them.
+class ResidentRows {
+ public:
+  struct Impl;
+  explicit ResidentRows(std::unique_ptr<Impl> impl);
+  ~ResidentRows();
+  ResidentRows(const ResidentRows&) = delete;
+  ResidentRows& operator=(const ResidentRows&) = delete;
+  int device() const;
+  Curve curve() const;
+  size_t domain() const;
+  size_t terms() const;
+  size_t bytes() const;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+// What rows of this shape take on a device.
+size_t rows_bytes(size_t domain, size_t terms);
+std::unique_ptr<ResidentRows> upload_rows(int device, Curve curve, size_t domain, const uint32_t* start,
+                                          const uint32_t* wire, const uint64_t* coef, size_t terms);
+
 // Where the time of the last call went (CUDA events; milliseconds).
 struct MsmTiming {
   float upload_ms = 0;       // scalars host -> device, in pieces that overlap the sums
@@ -113,6 +138,10 @@ struct HTiming {
   float upload_ms = 0;    // a, b (and c) host -> device
   float total_ms = 0;     // first byte up to last byte down (uploads overlap the transforms)
   float download_ms = 0;  // h device -> host
+};
+struct SynthesisTiming {
+  float witness_wait_ms = 0;  // what the kernel waited for the witness's copy
+  float total_ms = 0;         // the call: the wait and the kernel
 };
 
 // One CUDA stream (plus one for uploads) and its scratch on one device: runs one proof's device
@@ -136,11 +165,31 @@ class Lane {
   // c may be null: then c = a∘b is formed on the device (§6.2), saving its upload.
   void compute_h(uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n);
 
+  // --- one proof's vectors kept on the device, no round trip through the host ---
+  // Queues the copy of the proof's witness (standard form, `count` values; pinned memory copies
+  // at full speed) on the lane's upload stream; the calls below wait for it on the device, so the
+  // copy overlaps whatever the lane's stream still runs. The copy stays until forget_proof().
+  void upload_witness(const uint64_t* witness, size_t count);
+  bool has_witness() const;
+  // a = A·w, b = B·w into the lane's compute_h buffers (rows.domain() <= max_domain).
+  void synthesize(const ResidentRows& rows);
+  // compute_h over what synthesize left (c = a∘b formed here); h stays on the device.
+  void compute_h_on_device(size_t n);
+  // out_point = Σ witness[offset + i]·points[i] for i < count, from the device copy.
+  void msm_witness(const ResidentPoints& points, size_t offset, size_t count, void* out_point);
+  // out_point = Σ h[i]·points[i] for i < count, from the h that compute_h_on_device left.
+  void msm_h(const ResidentPoints& points, size_t count, void* out_point);
+  // The proof is done with the lane: its witness copy and vectors are no longer valid.
+  void forget_proof();
+  // Tests: the lane's a (h after compute_h_on_device) or b, n values, to the host.
+  void read_vector(bool b, uint64_t* out, size_t n);
+
   size_t device_bytes() const;  // scratch held by this lane (tables shared per device excluded)
   int device() const;
   Curve curve() const;
   const MsmTiming& last_msm_timing() const;
   const HTiming& last_h_timing() const;
+  const SynthesisTiming& last_synthesis_timing() const;
 
  private:
   struct Impl;

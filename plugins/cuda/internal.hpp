@@ -12,9 +12,13 @@
 
 namespace pacer::cuda::detail {
 
+// A lane's scalar-field operations: compute_h's steps and synthesis.
 class NttOps {
  public:
   virtual ~NttOps() = default;
+  // a = A·w, b = B·w over device constraint rows (synth/rows.hpp; 2n + 1 row starts), w standard.
+  virtual void synthesize(void* a, void* b, const uint32_t* start, const uint32_t* wire, const void* coef,
+                          const void* w, uint32_t n, cudaStream_t s) = 0;
   // Tables for domains up to 2^L (shared by every lane of the device; built once, blocking).
   virtual void prepare(uint32_t L, cudaStream_t s) = 0;
   // Evaluations at the n-th roots -> evaluations at g·ω^i (inverse DIF, g^j/n on the
@@ -58,12 +62,15 @@ class MsmOps {
   virtual ~MsmOps() = default;
   // Grows `scratch` for MSMs of up to n points.
   virtual void reserve(MsmScratch& scratch, size_t n) = 0;
-  // Σ k_i·P_i for device points (affine) and host scalars (4×64-bit standard form), copied into
-  // scratch.scalars on `up` in pieces that overlap the sums on `s` (pinned memory overlaps best);
-  // writes the Jacobian result (X, Y, Z, Montgomery) to out (host). With window copies, copy j of
-  // point i is at points[j·stride + i] and the MSM uses the copies' c.
+  // Σ k_i·P_i for device points (affine) and scalars (4×64-bit standard form) either on the host
+  // (host_scalars: copied into scratch.scalars on `up` in pieces that overlap the sums on `s`;
+  // pinned memory overlaps best) or already on the device (device_scalars, read in place; ordered
+  // after whatever `s` waits for); exactly one is set. Writes the Jacobian result (X, Y, Z,
+  // Montgomery) to out (host). With window copies, copy j of point i is at points[j·stride + i]
+  // and the MSM uses the copies' c.
   virtual void run(const void* points, size_t n, size_t stride, const WindowCopies& copies, const void* host_scalars,
-                   MsmScratch& scratch, cudaStream_t s, cudaStream_t up, void* out, MsmStats* stats) = 0;
+                   const void* device_scalars, MsmScratch& scratch, cudaStream_t s, cudaStream_t up, void* out,
+                   MsmStats* stats) = 0;
   // Fills copies 1.. of a basis of n points whose copy 0 is in place (G1 only; asynchronous on s).
   virtual void precompute(void* points, size_t n, const WindowCopies& copies, cudaStream_t s) = 0;
 };
@@ -86,4 +93,30 @@ class FieldOps {
 
 std::unique_ptr<FieldOps> make_field_ops(Curve curve, int field_kind, int device);
 
+// The instance of a curve (and group): gpu_api.cu.
+std::unique_ptr<NttOps> make_ntt(Curve c, int device, const KernelConfig& k);
+std::unique_ptr<MsmOps> make_msm(Curve c, bool g2, int device, const KernelConfig& k);
+// log2 of n; std::invalid_argument naming `what` unless n is a power of two.
+uint32_t log2_exact(size_t n, const char* what);
+
 }  // namespace pacer::cuda::detail
+
+namespace pacer::cuda {
+
+struct ResidentPoints::Impl {
+  int device = 0;
+  Curve curve = Curve::bn254;
+  bool g2 = false;
+  size_t count = 0;
+  WindowCopies copies;
+  DeviceBuffer buf;
+};
+
+struct ResidentRows::Impl {
+  int device = 0;
+  Curve curve = Curve::bn254;
+  size_t domain = 0, terms = 0;
+  DeviceBuffer start, wire, coef;  // 2·domain + 1 u32, terms u32, terms × 32 bytes
+};
+
+}  // namespace pacer::cuda

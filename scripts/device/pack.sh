@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Packs what a run on the GPU machine needs from a build here into .devcarry/dist (ignored by git;
-# pass it to the device tool's `carry`): the host, the framework library, every plugin, and the
+# Packs what a run on the GPU machine needs from a build here into .devcarry/dist and its tarball
+# .devcarry/dist.tgz (ignored by git; pass one of them to the device tool's `carry`): the host, the framework library, every plugin, and the
 # test and benchmark programs. The GPU machine has none of our -dev packages; the build links
 # spdlog/fmt header-only, Boost.DLL on std::filesystem and the CUDA runtime statically, so these
 # files are all it needs (libstdc++ there is newer than here: binaries from here run there).
@@ -13,7 +13,7 @@ dist=.devcarry/dist
 grep -qx '/.devcarry/' .git/info/exclude 2>/dev/null || echo '/.devcarry/' >>"$(git rev-parse --git-common-dir)/info/exclude"
 rm -rf "$dist"
 mkdir -p "$dist/bin" "$dist/lib/pacer"
-for b in pacer pacer_cuda_tests pacer_cuda_selftest pacer_bench_kernels; do
+for b in pacer pacer_cuda_tests pacer_cuda_selftest pacer_bench_kernels pacer_bench_synthesis pacer_membw_hog; do
   [ -x "$build/bin/$b" ] && cp "$build/bin/$b" "$dist/bin/"
 done
 # The soname file itself, not links: the device tool carries a link as a link.
@@ -21,3 +21,7 @@ cp -L "$build"/lib/libpacer_framework.so.0 "$dist/lib/"
 cp "$build"/lib/pacer/*.so "$dist/lib/pacer/"
 strip --strip-unneeded "$dist"/bin/* "$dist"/lib/*.so* "$dist"/lib/pacer/*.so 2>/dev/null || true
 du -sh "$dist"
+# The CUDA fat binaries compress well: carry .devcarry/dist.tgz when dist/ and the tree pass the
+# device tool's 64 MiB, and unpack it there first (tar -C .devcarry -xzf .devcarry/dist.tgz).
+tar -C .devcarry -czf .devcarry/dist.tgz dist
+du -sh .devcarry/dist.tgz

@@ -168,9 +168,14 @@ class MsmOpsImpl final : public detail::MsmOps {
   }
 
   void run(const void* points, size_t n, size_t stride, const WindowCopies& copies, const void* host_scalars,
-           detail::MsmScratch& sc, cudaStream_t s, cudaStream_t up, void* out, detail::MsmStats* stats) override {
+           const void* device_scalars, detail::MsmScratch& sc, cudaStream_t s, cudaStream_t up, void* out,
+           detail::MsmStats* stats) override {
+    if ((host_scalars == nullptr) == (device_scalars == nullptr))
+      throw std::invalid_argument("pacer::cuda: an MSM takes host scalars or device scalars, one of them");
     P result = P::inf();
-    if (n > 0) result = run_device(static_cast<const A*>(points), n, stride, copies, host_scalars, sc, s, up, stats);
+    if (n > 0)
+      result = run_device(static_cast<const A*>(points), n, stride, copies, host_scalars,
+                          static_cast<const unsigned char*>(device_scalars), sc, s, up, stats);
     F X, Y, Z;
     result.to_jacobian(X, Y, Z);
     auto* o = static_cast<unsigned char*>(out);
@@ -316,13 +321,15 @@ class MsmOpsImpl final : public detail::MsmOps {
   }
 
   // Without copies: one region per window. With them: the basis's c, copies·n entries a region.
-  // The scalars go up in pieces (logic.hpp, split_scalars); each piece is one pass (sum_piece)
-  // into the same buckets, its copy overlapping the previous piece's pass.
+  // Host scalars go up in pieces (logic.hpp, split_scalars); each piece is one pass (sum_piece)
+  // into the same buckets, its copy overlapping the previous piece's pass. Device scalars are one
+  // piece, read where they are.
   P run_device(const A* points, size_t n, size_t stride, const WindowCopies& copies, const void* host_scalars,
-               detail::MsmScratch& sc, cudaStream_t s, cudaStream_t up, detail::MsmStats* stats) {
+               const unsigned char* device_scalars, detail::MsmScratch& sc, cudaStream_t s, cudaStream_t up,
+               detail::MsmStats* stats) {
     const WindowPlan wp =
         copies.copies > 1 ? plan_windows(n, Group::scalar_bits, copies.window_bits, true) : plan(n);
-    const ScalarPieces pieces = split_scalars(n, kernels_.msm_pieces);
+    const ScalarPieces pieces = split_scalars(n, device_scalars ? 1 : kernels_.msm_pieces);
     auto piece_layout = [&](uint32_t k) {
       return region_layout(wp.windows, copies.copies, pieces.size(k), stride, pieces.begin[k]);
     };
@@ -339,6 +346,7 @@ class MsmOpsImpl final : public detail::MsmOps {
     if (sort_bytes > sc.cub_temp.bytes()) throw std::logic_error("pacer::cuda: MSM sort scratch too small");
     auto* scalars = sc.scalars.get<unsigned char>();
     const auto* host = static_cast<const unsigned char*>(host_scalars);
+    const unsigned char* source = device_scalars ? device_scalars : scalars;
 
     Event start, reduced;
     std::vector<PieceEvents> ev(pieces.count);
@@ -346,6 +354,10 @@ class MsmOpsImpl final : public detail::MsmOps {
     CUDA_CHECK(cudaStreamWaitEvent(up, start, 0));  // the previous user of the scalar buffer is done
     auto copy_piece = [&](uint32_t k) {
       if (k >= pieces.count) return;
+      if (device_scalars) {
+        ev[k].uploaded.record(s);  // nothing to copy: "uploaded" when the sums may start
+        return;
+      }
       CUDA_CHECK(cudaMemcpyAsync(scalars + pieces.begin[k] * 32, host + pieces.begin[k] * 32, pieces.size(k) * 32,
                                  cudaMemcpyHostToDevice, up));
       ev[k].uploaded.record(up);
@@ -368,7 +380,7 @@ class MsmOpsImpl final : public detail::MsmOps {
       e.begin.record(s);
       CUDA_CHECK(cudaStreamWaitEvent(s, e.uploaded, 0));
       e.scalars_in.record(s);  // scalars_in - begin: the sums waited for this piece's scalars
-      const uint32_t* piece_scalars = reinterpret_cast<const uint32_t*>(scalars + pieces.begin[k] * 32);
+      const uint32_t* piece_scalars = reinterpret_cast<const uint32_t*>(source + pieces.begin[k] * 32);
       // Piece k+2 is queued once piece k's sums are: from pageable memory the host stages it
       // while the GPU sums.
       const uint32_t levels = sum_piece(points, wp, piece_layout(k), piece_scalars, k == 0 ? buckets : later, sc, s, e,
@@ -406,7 +418,7 @@ class MsmOpsImpl final : public detail::MsmOps {
     CUDA_CHECK(cudaMemcpyAsync(r_host.data(), r_cur, r_host.size() * sizeof(P), cudaMemcpyDeviceToHost, s));
     if (x_cur) CUDA_CHECK(cudaMemcpyAsync(x_host.data(), x_cur, x_host.size() * sizeof(P), cudaMemcpyDeviceToHost, s));
     reduced.record(s);
-    CUDA_CHECK(cudaStreamSynchronize(s));
+    reduced.sync();  // a blocking wait (Event), not a spin
     const double t0 = now_ms();
     // Region r holds windows r·copies..: consecutive regions are c·copies bits apart.
     const P result =

@@ -8,6 +8,7 @@
 #include "internal.hpp"
 #include "ntt/ntt.cuh"
 #include "ntt/roots.hpp"
+#include "synth/rows.cuh"
 
 namespace pacer::cuda::ntt {
 
@@ -65,6 +66,14 @@ class NttOpsImpl final : public detail::NttOps {
 
   void h(void* a, const void* b, const void* c, size_t n, cudaStream_t s) override {
     h_kernel<F><<<grid_for(n), 256, 0, s>>>(static_cast<F*>(a), static_cast<const F*>(b), static_cast<const F*>(c), n);
+    CUDA_CHECK_LAUNCH();
+  }
+
+  void synthesize(void* a, void* b, const uint32_t* start, const uint32_t* wire, const void* coef, const void* w,
+                  uint32_t n, cudaStream_t s) override {
+    synth::rows_kernel<F><<<grid_for(2 * size_t(n)), 256, 0, s>>>(static_cast<F*>(a), static_cast<F*>(b), start, wire,
+                                                                  static_cast<const F*>(coef),
+                                                                  static_cast<const F*>(w), n);
     CUDA_CHECK_LAUNCH();
   }
 

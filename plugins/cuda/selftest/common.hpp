@@ -205,5 +205,10 @@ Fr256 dot_mod_r(const std::vector<Fr256>& s, const std::vector<Fr256>& k, size_t
 // Host-only checks (no GPU): constants, field arithmetic incl. the emulated PTX chain, point
 // formulas, the NTT pass structure and the MSM pipeline simulated on the host.
 void run_host_checks(Report& report, uint64_t seed);
+// Synthesis (synthesis_checks.cpp): the row sums on the host; the on-device proof vectors on a GPU.
+void run_synthesis_host_checks(Report& report, uint64_t seed);
+void check_synthesis_on_device(Report& report, int dev, Rng& rng, pacer::ThreadPool& pool, bool small);
+// Device synthesis of 2^log_n rows of `density` terms (gen-circuit's shape), median of reps.
+void bench_synthesis(int dev, Rng& rng, unsigned log_n, unsigned density, int reps);
 
 }  // namespace selftest

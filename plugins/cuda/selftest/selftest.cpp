@@ -539,8 +539,8 @@ int main(int argc, char** argv) {
                    "usage: %s [--quick] [--no-host] [--bench-only] [--small] [--seed N] [--max-log K] [--only P,Q]\n"
                    "       [--msm-window-bits C] [--msm-chunk N] [--msm-pieces N] [--ntt-pass-bits K] [--ntt-log-cols N]\n"
                    "       [--dump-msm DIR]  (the G1 MSM benchmarks' points, scalars and results, for an outside MSM)\n"
-                   "phases: host field ntt msm-bn254-g1 msm-bls-g1 msm-bn254-g2 msm-bls-g2 lanes errors\n"
-                   "        bench-field bench-ntt bench-msm-bn254 bench-msm-bls bench-g2 tune-ntt tune-msm\n",
+                   "phases: host field ntt msm-bn254-g1 msm-bls-g1 msm-bn254-g2 msm-bls-g2 synthesis lanes errors\n"
+                   "        bench-field bench-ntt bench-synthesis bench-msm-bn254 bench-msm-bls bench-g2 tune-ntt tune-msm\n",
                    argv[0]);
       return 2;
     }
@@ -552,7 +552,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   Report report;
-  if (opt.host && !opt.bench_only) phase(report, "host", [&] { run_host_checks(report, opt.seed); });
+  if (opt.host && !opt.bench_only) phase(report, "host", [&] {
+    run_host_checks(report, opt.seed);
+    run_synthesis_host_checks(report, opt.seed);
+  });
   const auto devices = cu::list_devices();
   if (devices.empty()) {
     std::printf("no CUDA device: skipped the device tests and benchmarks (%s)\n", cu::last_error().c_str());
@@ -593,6 +596,7 @@ int main(int argc, char** argv) {
       check_msm_on_device<pm::Bls12_381, pm::Bls12_381::G2>(report, dev, rng, pool, pm::Bls12_381::g2_generator(),
                                                             "BLS12-381 G2", 1 << 17);
     });
+    phase(report, "synthesis", [&] { check_synthesis_on_device(report, dev, rng, pool, opt.small); });
     if (!opt.small) phase(report, "lanes", [&] { check_two_lanes<pm::Bn254>(report, dev, rng, pool); });
     phase(report, "errors", [&] { check_errors(report, dev); });
   }
@@ -613,6 +617,9 @@ int main(int argc, char** argv) {
       if (lg <= opt.max_log) logs.push_back(lg);
     if (!logs.empty()) {
       phase(report, "bench-ntt", [&] { bench_ntt<pm::Bn254>(dev, logs, 5); });
+      phase(report, "bench-synthesis", [&] {
+        for (unsigned lg : logs) bench_synthesis(dev, rng, lg, 3, 5);
+      });
       phase(report, "bench-msm-bn254", [&] { bench_msm<pm::Bn254>(dev, rng, pool, report, logs, 5); });
       phase(report, "bench-msm-bls", [&] { bench_msm<pm::Bls12_381>(dev, rng, pool, report, logs, 5); });
       // Tuning (only when named with --only; run with the experiment knobs of internal.hpp set).

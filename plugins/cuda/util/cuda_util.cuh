@@ -116,16 +116,19 @@ class Stream {
   Stream& operator=(const Stream&) = delete;
   cudaStream_t get() const { return s_; }
   operator cudaStream_t() const { return s_; }
+  // Blocks (no spin) where list_devices set cudaDeviceScheduleBlockingSync; Event::sync always does.
   void sync() const { CUDA_CHECK(cudaStreamSynchronize(s_)); }
 
  private:
   cudaStream_t s_ = nullptr;
 };
 
+// Waiting on an event blocks the host thread instead of spinning: a lane's thread waits for most
+// of a GPU proof, and a spinning wait made every GPU millisecond a CPU millisecond too.
 class Event {
  public:
   explicit Event(bool timing = true) {
-    CUDA_CHECK(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventBlockingSync | (timing ? 0u : unsigned(cudaEventDisableTiming))));
   }
   ~Event() {
     if (e_) cudaEventDestroy(e_);

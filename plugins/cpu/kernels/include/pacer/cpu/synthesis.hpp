@@ -10,6 +10,8 @@
 #include <span>
 #include <stdexcept>
 
+#include "pacer/cpu/kernel_config.hpp"
+#include "pacer/cpu/synthesis_ifma.hpp"
 #include "pacer/formats/constraint_rows.hpp"
 #include "pacer/thread_pool.hpp"
 #include "pacer/types.hpp"
@@ -44,11 +46,14 @@ void sum_rows(const ConstraintRows& rows, size_t first_slot, size_t count, const
 }  // namespace detail
 
 // a, b, c: domain values each (Montgomery out). `w`: standard form, every wire the rows read.
-// Checkpoint before each chunk of rows, on whichever pool thread runs it.
+// Checkpoint before each chunk of rows, on whichever pool thread runs it. kernels.ifma: the
+// products eight at a time (synthesis_ifma.hpp).
 template <class Fr>
 void synthesize_rows(const ConstraintRows& rows, std::span<const Fr256> w, std::span<Fr256> a, std::span<Fr256> b,
-                     std::span<Fr256> c, ThreadPool* pool, const std::function<void()>& checkpoint) {
+                     std::span<Fr256> c, ThreadPool* pool, const std::function<void()>& checkpoint,
+                     const CpuKernels& kernels) {
   static_assert(sizeof(Fr) == sizeof(Fr256));
+  (void)kernels;  // only the IFMA build reads it
   const size_t n = rows.domain;
   if (a.size() != n || b.size() != n || c.size() != n)
     throw std::invalid_argument("synthesis: a, b and c must have the domain's size");
@@ -60,6 +65,16 @@ void synthesize_rows(const ConstraintRows& rows, std::span<const Fr256> w, std::
     if (checkpoint) checkpoint();
     const size_t row = ch * kChunk, count = std::min(n, row + kChunk) - row;
     // A's rows of the chunk, then B's: each a contiguous run of terms.
+#if defined(PACER_HAVE_IFMA_CODE)
+    if constexpr (ifma::synthesis_supported<Fr>()) {
+      if (kernels.ifma) {
+        ifma::sum_rows_ifma<Fr>(rows, row, count, w.data(), fa + row, kSynthesisPrefetch);
+        ifma::sum_rows_ifma<Fr>(rows, n + row, count, w.data(), fb + row, kSynthesisPrefetch);
+        for (size_t i = row; i < row + count; ++i) fc[i] = fa[i] * fb[i];
+        return;
+      }
+    }
+#endif
     detail::sum_rows<Fr>(rows, row, count, w.data(), fa + row);
     detail::sum_rows<Fr>(rows, n + row, count, w.data(), fb + row);
     for (size_t i = row; i < row + count; ++i) fc[i] = fa[i] * fb[i];
