@@ -3,9 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
-#include <map>
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
