@@ -17,7 +17,8 @@ struct TooLarge {
 
 }  // namespace
 
-nlohmann::json parse_json_input(std::string_view text, const std::string& name, const JsonLimits& limits) {
+nlohmann::json parse_json_input(std::string_view text, const std::string& name, const JsonLimits& limits,
+                                std::string_view kind) {
   using json = nlohmann::json;
   size_t values = 0;
   const json::parser_callback_t bound = [&](int depth, json::parse_event_t event, json&) {
@@ -34,7 +35,7 @@ nlohmann::json parse_json_input(std::string_view text, const std::string& name, 
     throw InputError(fmt::format("{}: {}, more than such a document has", name, e.what));
   } catch (const json::exception& e) {
     // Its message quotes the token it stopped at, which can be any length: cut it.
-    throw InputError(fmt::format("{}: not JSON ({})", name, printable(e.what(), 160)));
+    throw InputError(fmt::format("{}: not {} ({})", name, kind, printable(e.what(), 160)));
   }
 }
 

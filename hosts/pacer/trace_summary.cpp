@@ -22,6 +22,15 @@ namespace {
 
 using json = nlohmann::json;
 
+// A name from a trace, for the terminal and the SVG: printable ASCII (printable()) with the XML
+// markup characters replaced by '?'.
+std::string trace_text(std::string_view text, size_t max_bytes) {
+  std::string out = printable(text, max_bytes);
+  for (char& c : out)
+    if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'') c = '?';
+  return out;
+}
+
 // A bench trace is ~1 KB per stage: 256 MB holds far more than any run (100 proofs: ~1 MB).
 constexpr uint64_t kMaxTraceBytes = uint64_t(256) << 20;
 
@@ -45,9 +54,9 @@ std::vector<std::string> stage_order(const TraceRun& run) {
   return names;
 }
 
-// Text for SVG content or an attribute value: the five markup characters as entities. (Text from
-// a trace is printable ASCII already, read_trace sees to that; a path from the command line may
-// hold anything, so it goes through printable() too.)
+// Text for SVG content or an attribute value: the five markup characters as entities. (Names from
+// a trace hold none, trace_text sees to that, so a place that forgets this still writes no markup;
+// a path from the command line may hold anything, so it goes through printable() too.)
 std::string xml(std::string_view text) {
   std::string out;
   for (const char c : text) {
@@ -88,16 +97,16 @@ TraceRun read_trace(const std::string& path) {
   try {
     // A trace nests 4 deep (traceEvents[i].args.*); bench writes ~20 values per stage.
     doc = parse_json_input(RegularFile(path).read_all(kMaxTraceBytes, "trace"), path,
-                           {.max_depth = 8, .max_values = size_t(1) << 25});
+                           {.max_depth = 8, .max_values = size_t(1) << 25}, "a JSON trace");
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}; give a file written by pacer bench --trace", e.what()));
   }
   try {
     const json& other = doc.at("otherData");
     // Names from the file are shown on a terminal and in the SVG: printable ASCII only.
-    run.scheduler = printable(other.value("scheduler", "?"), 40);
-    run.allocator = printable(other.value("allocator", "?"), 40);
-    run.backend = printable(other.value("backend", "?"), 80);
+    run.scheduler = trace_text(other.value("scheduler", "?"), 40);
+    run.allocator = trace_text(other.value("allocator", "?"), 40);
+    run.backend = trace_text(other.value("backend", "?"), 80);
     run.jobs = other.value("jobs", uint64_t(0));
     run.domain_size = other.value("domain_size", uint64_t(0));
     run.wall_seconds = other.value("wall_seconds", 0.0);
@@ -106,7 +115,7 @@ TraceRun read_trace(const std::string& path) {
       if (e.value("ph", "") != "X" || e.value("cat", "") != "stage") continue;
       const json& a = e.at("args");
       TraceStage s;
-      s.name = printable(e.at("name").get<std::string>(), 40);
+      s.name = trace_text(e.at("name").get<std::string>(), 40);
       s.job = a.at("job").get<uint64_t>();
       s.part = a.value("part", 0);
       s.worker = a.value("worker", e.at("tid").get<int>() - 1);
@@ -261,7 +270,7 @@ std::string waterfall_svg(const TraceRun& run) {
                    "fill=\"{}\"><title>lane {}: proof {} {}</title></rect>\n",
                    x(s.start_us), top + row_h * row->second + 1,
                    std::max(0.5, x(s.start_us + s.dur_us) - x(s.start_us)), row_h - 4, colour_of(s.name), s.lane,
-                   s.job, s.name);
+                   s.job, xml(s.name));
   }
   // Device rows: every stage that ran on one of the device's lanes, overlaid (busy where covered).
   for (const auto& s : run.stages) {

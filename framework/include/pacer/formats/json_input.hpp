@@ -15,8 +15,9 @@ struct JsonLimits {
   size_t max_values = size_t(1) << 22;  // every value, container and key counted
 };
 
-// The parsed document, or InputError "<name>: not JSON (<what>)" / "<name>: ... nested more than
+// The parsed document, or InputError "<name>: not <kind> (<what>)" / "<name>: ... nested more than
 // N deep" / "... more than N values", one line of at most ~200 bytes whatever the input held.
-nlohmann::json parse_json_input(std::string_view text, const std::string& name, const JsonLimits& limits = {});
+nlohmann::json parse_json_input(std::string_view text, const std::string& name, const JsonLimits& limits = {},
+                                std::string_view kind = "JSON");
 
 }  // namespace pacer
