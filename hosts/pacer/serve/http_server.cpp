@@ -213,8 +213,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void log_access(unsigned status, size_t bytes, const std::string& note) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
     if (status >= 500 && status < 600) {
+      std::string_view reason = response_.body();  // {"error": "..."} and a newline
+      while (!reason.empty() && reason.back() == '\n') reason.remove_suffix(1);
       log_->error("access: {} \"{} {}\" {} {} B {:.1f} ms: {}{}", peer_, method_, target_, status, bytes, ms,
-                  printable(response_.body(), 300), note.empty() ? "" : " (" + note + ")");
+                  printable(reason, 300), note.empty() ? "" : " (" + note + ")");
     } else if (limits_.access_log) {
       log_->info("access: {} \"{} {}\" {} {} B {:.1f} ms{}", peer_, method_, target_, status, bytes, ms,
                  note.empty() ? "" : " (" + note + ")");
