@@ -64,7 +64,7 @@ int run_serve(const Options& options) {
   Config config = load_config_or_defaults(options.config);
   if (!options.listen.empty()) {
     if (!is_listen_address(options.listen))
-      throw InputError(fmt::format("--listen must be \"host:port\", got \"{}\"", options.listen));
+      throw InputError(fmt::format("--listen must be \"host:port\", got \"{}\"", printable(options.listen)));
     config.server.listen = options.listen;
   }
   const auto& limits = config.server;
@@ -75,6 +75,20 @@ int run_serve(const Options& options) {
     check_outputs(engine, inputs, {{"--port-file", options.port_file}});
   }
   const auto& log = engine.log();
+  asio::io_context io;
+  const auto endpoint = serve::resolve_listen(io, limits.listen);
+  // A token is the only thing between the network and the proofs: off the loopback, none is a
+  // choice to be made explicitly (a proxy in front that authenticates, a closed network).
+  if (limits.token.empty() && !endpoint.address().is_loopback()) {
+    if (!limits.allow_no_token)
+      throw InputError(fmt::format(
+          "refusing to listen on {} ({}, not a loopback address) without a token: anyone who can reach it could "
+          "submit proofs and read every result. Set [server] token, or allow_no_token = true when something in front "
+          "authenticates (docs/daemon.md, Deployment)",
+          printable(limits.listen), endpoint.address().to_string()));
+    log->warn("listening on {} with no token ([server] allow_no_token = true): anyone who can reach it may submit "
+              "proofs and read every result", endpoint.address().to_string());
+  }
   std::vector<serve::ServedKey> keys = load_keys(engine);
 
   // Before any connection: a daemon whose connections can take every descriptor cannot accept.
@@ -88,7 +102,6 @@ int run_serve(const Options& options) {
                fds.soft_before, fds.hard, fds.open_now, fds.connections);
 
   serve::Metrics metrics;
-  asio::io_context io;
   serve::JobStore store(engine.prover(), metrics, {limits.max_queued, std::chrono::seconds(limits.result_ttl_s)}, log);
   serve::HttpServer* server_ptr = nullptr;
   serve::Api api(io, store, metrics, engine, std::move(keys), [&server_ptr] { return server_ptr ? server_ptr->connections() : 0; });
@@ -96,19 +109,6 @@ int run_serve(const Options& options) {
       io, api,
       {limits.max_body_bytes, std::chrono::seconds(limits.request_timeout_s), fds.connections, limits.access_log}, log);
   server_ptr = &server;
-  const auto endpoint = server.resolve(limits.listen);
-  // A token is the only thing between the network and the proofs: off the loopback, none is a
-  // choice to be made explicitly (a proxy in front that authenticates, a closed network).
-  if (limits.token.empty() && !endpoint.address().is_loopback()) {
-    if (!limits.allow_no_token)
-      throw InputError(fmt::format(
-          "refusing to listen on {} ({}, not a loopback address) without a token: anyone who can reach it could "
-          "submit proofs and read every result. Set [server] token, or allow_no_token = true when something in front "
-          "authenticates (docs/daemon.md, Deployment)",
-          printable(limits.listen), endpoint.address().to_string()));
-    log->warn("listening on {} with no token ([server] allow_no_token = true): anyone who can reach it may submit "
-              "proofs and read every result", endpoint.address().to_string());
-  }
   const unsigned short port = server.listen(endpoint, limits.listen);
   const std::string host = printable(limits.listen.substr(0, limits.listen.rfind(':')));
   log->info("listening on http://{}:{} ({} key{}, {} proof{} in flight, queue of {}{})", host, port,

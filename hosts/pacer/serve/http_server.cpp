@@ -294,13 +294,13 @@ HttpServer::~HttpServer() {
   acceptor_.close(ignored);  // the io threads have stopped by now
 }
 
-tcp::endpoint HttpServer::resolve(const std::string& host_port) {
+tcp::endpoint resolve_listen(asio::io_context& io, const std::string& host_port) {
   const auto colon = host_port.rfind(':');
   std::string host = host_port.substr(0, colon);
   const std::string port = host_port.substr(colon + 1);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   error_code ec;
-  tcp::resolver resolver(io_);
+  tcp::resolver resolver(io);
   const auto endpoints = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   if (ec || endpoints.empty())
     throw InputError(fmt::format("cannot listen on \"{}\" ([server] listen, or --listen): cannot resolve {}: {}",

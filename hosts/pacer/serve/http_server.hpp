@@ -51,6 +51,10 @@ struct ServerLimits {
   bool access_log = true;         // one info line per request; 5xx are logged as errors regardless
 };
 
+// The address "host:port" names (port 0: any free one). Throws InputError when it cannot be
+// resolved.
+boost::asio::ip::tcp::endpoint resolve_listen(boost::asio::io_context& io, const std::string& host_port);
+
 // Open connections, shared with the connections (which may outlive the server by a moment).
 class ConnectionCount {
  public:
@@ -66,9 +70,6 @@ class HttpServer {
  public:
   HttpServer(boost::asio::io_context& io, Handler& handler, ServerLimits limits, std::shared_ptr<spdlog::logger> log);
   ~HttpServer();
-  // The address "host:port" names (port 0: any free one). Throws InputError when it cannot be
-  // resolved.
-  boost::asio::ip::tcp::endpoint resolve(const std::string& host_port);
   // Binds the endpoint and starts accepting; returns the port bound. Throws InputError when the
   // address cannot be bound; `host_port` names it in the message.
   unsigned short listen(const boost::asio::ip::tcp::endpoint& endpoint, const std::string& host_port);
