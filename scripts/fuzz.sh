@@ -5,7 +5,7 @@
 # -malloc_limit_mb for a single huge allocation) or a sanitizer report stops that target and fails
 # the script; the input that did it is kept in <build>/artifacts/<target>/.
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]     SECONDS per target (default 600); targets: zkey wtns
-#                                              r1cs config (default: all)
+#                                              r1cs config serve elf (default: all)
 #   FUZZ_BUILD_DIR  build folder (default build-fuzz); the corpora grow in <build>/corpus/<target>
 #   FUZZ_NICE       nice level of the fuzzers (default 10: other people use these cores)
 # Prints each target's final libFuzzer stats (executions, cov, ft, corpus) and keeps the whole
@@ -16,7 +16,7 @@ cd "$root"
 seconds=${1:-600}
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(zkey wtns r1cs config)
+[ ${#targets[@]} -gt 0 ] || targets=(zkey wtns r1cs config serve elf)
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (Debian: apt-get install clang libclang-rt-dev)" >&2; exit 1; }
@@ -25,10 +25,12 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_CO
 cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 declare -A seeds=([zkey]="examples/circuits/*/*/circuit.zkey" [wtns]="examples/circuits/*/*/witness.wtns"
-                  [r1cs]="examples/circuits/*/*/circuit.r1cs" [config]="examples/configs/*.toml")
+                  [r1cs]="examples/circuits/*/*/circuit.r1cs" [config]="examples/configs/*.toml"
+                  [serve]="tests/fuzz/seeds/serve/*" [elf]="tests/fuzz/seeds/elf/*")
 # Inputs up to these sizes: the small fixtures whole, the large ones cut (a prefix is still a
 # valid start of a file), so that each run tries many inputs; configs up to past their limit.
-declare -A max_len=([zkey]=16384 [wtns]=32768 [r1cs]=32768 [config]=70000)
+# Requests: a header up to its 16 KiB limit and a small witness body, or a few pipelined requests.
+declare -A max_len=([zkey]=16384 [wtns]=32768 [r1cs]=32768 [config]=70000 [serve]=20000 [elf]=65536)
 
 failed=0
 for t in "${targets[@]}"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scheduler x allocator x jobs sweep of issue 11: `pacer bench` once per combination, each run
+# The scheduler x allocator x jobs sweep: `pacer bench` once per combination, each run
 # under `timeout`, results as summary JSON + trace per run, then one table (scripts/sweep_table.py).
 # Resumable, so a long sweep runs as several device calls of at most 10 minutes each: a run whose
 # summary exists is skipped, and no run starts that could end past --budget seconds.
@@ -7,6 +7,7 @@
 #   scripts/sweep.sh --zkey K.zkey --witness W.wtns [--pacer build/bin/pacer] [--out sweep-out]
 #       [--schedulers "greedy throttled staggered adaptive"] [--allocators "plain thp hugetlb pooled"]
 #       [--jobs "1 4 16"] [--proofs 32] [--run-timeout 120] [--budget 540] [--threads 0]
+#       [--bench-args '--read-witness']   more options for every `pacer bench`
 #       [--extra-toml 'TOML']   appended to every config, e.g. a [backend] and [staging] for cuda:
 #       --extra-toml $'[backend]\nplugin = "cuda"\nparams = { g2 = "gpu" }\n[staging]\nplugin = "cuda_pinned"'
 #
@@ -20,13 +21,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pacer="$root/build/bin/pacer" out=sweep-out zkey= witness=
 schedulers="greedy throttled staggered adaptive" allocators="plain thp hugetlb pooled" jobs="1 4 16"
-proofs=32 run_timeout=120 budget=540 threads=0 extra_toml=
+proofs=32 run_timeout=120 budget=540 threads=0 extra_toml= bench_args=
 while [ $# -gt 0 ]; do
   case "$1" in
     --pacer) pacer=$2 ;; --out) out=$2 ;; --zkey) zkey=$2 ;; --witness) witness=$2 ;;
     --schedulers) schedulers=$2 ;; --allocators) allocators=$2 ;; --jobs) jobs=$2 ;; --proofs) proofs=$2 ;;
     --run-timeout) run_timeout=$2 ;; --budget) budget=$2 ;; --threads) threads=$2 ;; --extra-toml) extra_toml=$2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --bench-args) bench_args=$2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "sweep.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2
@@ -59,7 +61,7 @@ for s in $schedulers; do
       rc=0
       timeout --kill-after=10 "$run_timeout" "$pacer" bench --config "$out/$name.toml" --zkey "$zkey" \
         --witness "$witness" --proofs "$proofs" --jobs "$j" --warmup "$j" --json "$out/$name.json.tmp" \
-        --trace "$out/$name.trace.json" >"$out/$name.txt" 2>"$out/$name.err" || rc=$?
+        --trace "$out/$name.trace.json" $bench_args >"$out/$name.txt" 2>"$out/$name.err" || rc=$?
       if [ $rc -eq 0 ]; then mv "$out/$name.json.tmp" "$out/$name.json"
       else echo "  failed (exit $rc; $( [ $rc -eq 124 ] && echo "over --run-timeout $run_timeout s" || head -c 200 "$out/$name.err"))"; fi
     done

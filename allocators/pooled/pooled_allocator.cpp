@@ -45,6 +45,8 @@ std::unique_ptr<Allocator> make_pooled_allocator(const Params& params, HostServi
                                  min_pooled));
   const PageOptions options = read_page_options(params, kind, /*prefault_default=*/true);
   auto source = std::make_unique<MmapAllocator>(fmt::format("pooled allocator ({} pages)", fresh), options, host);
+  if (const std::string why = kind == PageKind::thp ? why_no_thp() : ""; host.log && !why.empty())
+    host.log->info("pooled allocator (fresh = \"thp\"): {}", why);
   if (host.log)
     host.log->debug("pooled allocator: fresh {} pages{}, keeps up to {} MiB of freed blocks of {} bytes or more",
                     fresh, options.prefault ? " (pre-faulted)" : "", max_cached >> 20, min_pooled);

@@ -20,12 +20,8 @@ namespace {
 std::unique_ptr<pacer::Allocator> make_thp_allocator(const pacer::Params& params, pacer::HostServices& host) {
   using namespace pacer::alloc;
   const PageOptions options = read_page_options(params, PageKind::thp);
-  const std::string mode = thp_mode();
   // Not an error: the advice is harmless, and smaps will show 0 huge bytes.
-  if (host.log && mode != "always" && mode != "madvise")
-    host.log->warn("thp allocator: transparent huge pages are {} on this kernel; blocks get 4 KiB pages "
-                   "(echo madvise > /sys/kernel/mm/transparent_hugepage/enabled as root)",
-                   mode.empty() ? "not available" : "\"" + mode + "\"");
+  if (const std::string why = why_no_thp(); host.log && !why.empty()) host.log->warn("thp allocator: {}", why);
   return std::make_unique<MmapAllocator>("thp allocator", options, host);
 }
 

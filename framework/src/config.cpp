@@ -8,6 +8,7 @@
 #include "pacer/error.hpp"
 #include "pacer/files.hpp"
 #include "pacer/logging.hpp"
+#include "pacer/printable.hpp"
 #include "toml_detail.hpp"
 
 namespace pacer {
@@ -66,8 +67,8 @@ std::string condense_syntax_error(const toml::syntax_error& e, const std::string
     }
   }
   if (what.empty()) what = "invalid TOML";
-  std::string out = fmt::format("{}:{}: {}", file, e.location().line(), what);
-  if (!comment.empty()) out += fmt::format(" ({})", comment);
+  std::string out = fmt::format("{}:{}: {}", file, e.location().line(), printable(what, 200));
+  if (!comment.empty()) out += fmt::format(" ({})", printable(comment, 200));
   return out;
 }
 
@@ -98,8 +99,9 @@ Config load_config(const fs::path& path) {
   } catch (const toml::syntax_error& e) {
     throw InputError(condense_syntax_error(e, file));
   } catch (const std::exception& e) {
-    throw InputError(fmt::format("{}: cannot read config: {}", file, e.what()));
+    throw InputError(fmt::format("{}: cannot read config: {}", file, printable(e.what(), 200)));
   }
+  detail::check_config_integers(root);
 
   Config cfg;
   cfg.source = path;
@@ -148,7 +150,8 @@ Config load_config(const fs::path& path) {
     const Params r(*t, "[server]");
     cfg.server.listen = r.get_string("listen", cfg.server.listen);
     if (!is_listen_address(cfg.server.listen))
-      r.fail(*r.find("listen"), "listen", fmt::format("must be \"host:port\", got \"{}\"", cfg.server.listen));
+      r.fail(*r.find("listen"), "listen",
+             fmt::format("must be \"host:port\", got \"{}\"", printable(cfg.server.listen)));
     auto& server = cfg.server;
     server.token = r.get_string("token", server.token);
     server.max_body_bytes = static_cast<uint64_t>(r.get_int("max_body_bytes", int64_t(server.max_body_bytes), 64,
@@ -160,6 +163,8 @@ Config load_config(const fs::path& path) {
     server.max_wait_s = static_cast<unsigned>(r.get_int("max_wait_s", server.max_wait_s, 0, 3600));
     server.shutdown_grace_s = static_cast<unsigned>(r.get_int("shutdown_grace_s", server.shutdown_grace_s, 0, 86400));
     server.max_connections = static_cast<unsigned>(r.get_int("max_connections", server.max_connections, 1, 100'000));
+    server.allow_no_token = r.get_bool("allow_no_token", server.allow_no_token);
+    server.access_log = r.get_bool("access_log", server.access_log);
     r.reject_unknown();
   }
   if (const toml::value* t = table_at("witness")) {
@@ -194,7 +199,7 @@ Config load_config(const fs::path& path) {
       if (zkey.empty()) throw InputError(fmt::format("{}{} needs zkey = \"path/to/circuit.zkey\"", toml_line_prefix(entry), section));
       if (cfg.find_key(k.id))
         throw InputError(fmt::format("{}{} id \"{}\" is already used by another [[keys]] entry",
-                                     toml_line_prefix(*r.find("id")), section, k.id));
+                                     toml_line_prefix(*r.find("id")), section, printable(k.id)));
       k.zkey = resolve(dir, zkey);
       cfg.keys.push_back(std::move(k));
     }
@@ -203,8 +208,8 @@ Config load_config(const fs::path& path) {
   if (const auto* first = top.first_unknown()) {
     const std::string at = toml_line_prefix(first->second);
     if (first->second.is_table())
-      throw InputError(fmt::format("{}unknown table [{}] (known: {})", at, first->first, top.known_keys()));
-    throw InputError(fmt::format("{}unknown key '{}' at top level (known tables: {})", at, first->first,
+      throw InputError(fmt::format("{}unknown table [{}] (known: {})", at, printable(first->first), top.known_keys()));
+    throw InputError(fmt::format("{}unknown key '{}' at top level (known tables: {})", at, printable(first->first),
                                  top.known_keys()));
   }
   return cfg;

@@ -8,11 +8,13 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <climits>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "pacer/error.hpp"
+#include "pacer/formats/writers.hpp"
 
 namespace pacer {
 
@@ -102,6 +104,14 @@ void check_outputs(const std::vector<NamedFile>& inputs, const std::vector<Named
 
   std::vector<std::optional<Identity>> output_ids;
   for (const auto& out : outputs) {
+    if (out.path.empty()) throw InputError(fmt::format("{}: an empty path (name the file to write)", out.role));
+    const std::string name = fs::path(out.path).filename().string();
+    if (name.empty() || name == "." || name == "..")
+      throw InputError(fmt::format("{}: {} names a folder, not a file (name the file to write)", out.role, out.path));
+    if (name.size() > NAME_MAX)
+      throw InputError(fmt::format("{}: a file name of {} bytes (at most {})", out.role, name.size(), NAME_MAX));
+    if (out.path.size() >= PATH_MAX)
+      throw InputError(fmt::format("{}: a path of {} bytes (at most {})", out.role, out.path.size(), PATH_MAX - 1));
     mode_t mode = 0;
     const auto id = identity(out.path, &mode);
     if (id && !S_ISREG(mode))
@@ -112,6 +122,12 @@ void check_outputs(const std::vector<NamedFile>& inputs, const std::vector<Named
       std::error_code ec;
       if (!dir.empty() && !fs::is_directory(dir, ec))
         throw InputError(fmt::format("{}: folder {} does not exist (create it first)", out.path, dir.string()));
+    }
+    // Before any work: a folder that cannot take the output is found now, not after hours of it.
+    if (const std::string why = cannot_create_beside(out.path); !why.empty()) {
+      const fs::path folder = fs::path(out.path).parent_path();
+      throw InputError(fmt::format("{}: cannot write in folder {}: {} (give {} a path in a folder you can write in)",
+                                   out.path, folder.empty() ? "." : folder.string(), why, out.role));
     }
     for (size_t i = 0; i < inputs.size(); ++i)
       if (id && input_ids[i] == id)

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pacer/error.hpp"
+#include "pacer/printable.hpp"
 #include "toml_detail.hpp"
 
 namespace pacer {
@@ -109,7 +110,7 @@ std::string Params::get_choice(const std::string& key, const std::string& def,
                                const std::vector<std::string>& allowed) const {
   const std::string s = get_string(key, def);
   if (const toml::value* v = find(key); v && std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-    fail(*v, key, fmt::format("must be one of {}, got \"{}\"", fmt::join(allowed, ", "), s));
+    fail(*v, key, fmt::format("must be one of {}, got \"{}\"", fmt::join(allowed, ", "), printable(s)));
   return s;
 }
 
@@ -166,7 +167,8 @@ std::string Params::known_keys() const { return fmt::format("{}", fmt::join(used
 void Params::reject_unknown() const {
   const auto* first = first_unknown();
   if (!first) return;
-  throw InputError(fmt::format("{}unknown key '{}' in {} ({})", detail::toml_line_prefix(first->second), first->first,
+  throw InputError(fmt::format("{}unknown key '{}' in {} ({})", detail::toml_line_prefix(first->second),
+                               printable(first->first),
                                where_, used_.empty() ? "this plugin takes no params" : "known: " + known_keys()));
 }
 

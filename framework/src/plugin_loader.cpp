@@ -8,7 +8,9 @@
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
 
+#include "pacer/elf_exports.hpp"
 #include "pacer/error.hpp"
+#include "pacer/printable.hpp"
 
 namespace pacer {
 
@@ -18,6 +20,10 @@ namespace {
 
 constexpr const char* kInfoSymbol = "pacer_plugin_info";
 constexpr const char* kCreateSymbol = "pacer_plugin_create";
+// PACER_PLUGIN also exports pacer_plugin_kind_<kind>, so a library's kind is known before it is
+// loaded. Libraries without one (built by hand with BOOST_DLL_ALIAS) are loaded for any kind.
+constexpr std::string_view kKindSymbols[] = {"pacer_plugin_kind_backend", "pacer_plugin_kind_allocator",
+                                             "pacer_plugin_kind_scheduler"};
 
 // Boost.DLL wraps dlerror() as "...load() failed (dlerror system message: <msg>): Bad file
 // descriptor"; the dlerror text is the useful part.
@@ -46,7 +52,12 @@ fs::path identity(const fs::path& p) {
 
 }  // namespace
 
-PluginRegistry::PluginRegistry(std::vector<fs::path> search_path) {
+std::vector<PluginKind> all_plugin_kinds() {
+  return {PluginKind::backend, PluginKind::allocator, PluginKind::scheduler};
+}
+
+PluginRegistry::PluginRegistry(std::vector<fs::path> search_path, std::vector<PluginKind> kinds)
+    : kinds_(std::move(kinds)) {
   std::set<fs::path> seen;
   for (auto& dir : search_path) {
     fs::path abs = fs::absolute(dir).lexically_normal();
@@ -110,6 +121,32 @@ void PluginRegistry::consider(const fs::path& file) {
     candidates_.push_back(std::move(cand));
   };
 
+  // Before dlopen, which runs the library's constructors: only a file that exports the entry
+  // symbols is loaded at all, and only for a kind this command uses.
+  std::vector<std::string_view> wanted{kInfoSymbol, kCreateSymbol};
+  wanted.insert(wanted.end(), std::begin(kKindSymbols), std::end(kKindSymbols));
+  std::vector<std::string> exported;
+  try {
+    exported = elf_exports_among(file.string(), wanted);
+  } catch (const Error& e) {
+    return refuse(fmt::format("not a Pacer plugin, not loaded ({})", e.what()));
+  }
+  const auto exports = [&](std::string_view name) {
+    return std::find(exported.begin(), exported.end(), name) != exported.end();
+  };
+  if (!exports(kInfoSymbol) || !exports(kCreateSymbol))
+    return refuse(fmt::format("not a Pacer plugin, not loaded (it exports no {} / {}; see PACER_PLUGIN in "
+                              "pacer/plugin.hpp)",
+                              kInfoSymbol, kCreateSymbol));
+  if (kinds_.empty()) return refuse("not loaded: this command makes no plugins");
+  std::optional<PluginKind> marked;
+  for (uint32_t k = 0; k < std::size(kKindSymbols); ++k)
+    if (exports(kKindSymbols[k])) marked = static_cast<PluginKind>(k);
+  if (marked && std::find(kinds_.begin(), kinds_.end(), *marked) == kinds_.end()) {
+    cand.kind = marked;
+    return refuse(fmt::format("not loaded: a {} plugin, and this command uses none", kind_name(*marked)));
+  }
+
   auto library = std::make_shared<boost::dll::shared_library>();
   try {
     // rtld_now: a plugin with unresolved symbols fails here, with dlerror's message, instead of
@@ -118,10 +155,13 @@ void PluginRegistry::consider(const fs::path& file) {
   } catch (const std::exception& e) {
     return refuse("cannot load: " + dlopen_reason(e));
   }
-  if (!library->has(kInfoSymbol) || !library->has(kCreateSymbol))
+  if (!library->has(kInfoSymbol) || !library->has(kCreateSymbol))  // exported, yet dlsym does not see them
     return refuse(fmt::format("not a Pacer plugin (no {} / {} alias; see PACER_PLUGIN in pacer/plugin.hpp)",
                               kInfoSymbol, kCreateSymbol));
 
+  // The aliases are pointers: a library may export the names and hold null behind them.
+  if (!library->get<const void*>(kInfoSymbol) || !library->get<const void*>(kCreateSymbol))
+    return refuse(fmt::format("its {} / {} are null", kInfoSymbol, kCreateSymbol));
   PluginInfo info{};
   try {
     info = library->get_alias<PluginInfo()>(kInfoSymbol)();
@@ -141,6 +181,11 @@ void PluginRegistry::consider(const fs::path& file) {
   if (kind_value > static_cast<uint32_t>(PluginKind::scheduler))
     return refuse(fmt::format("unknown plugin kind {} (this host knows backend, allocator, scheduler)", kind_value));
   cand.kind = info.kind;
+  if (marked && *marked != info.kind)
+    return refuse(fmt::format("its symbols mark it as a {} plugin but it says it is a {} plugin",
+                              kind_name(*marked), kind_name(info.kind)));
+  if (std::find(kinds_.begin(), kinds_.end(), info.kind) == kinds_.end())
+    return refuse(fmt::format("not used: a {} plugin, and this command uses none", kind_name(info.kind)));
   if (cand.name.empty()) return refuse("the plugin has an empty name");
   for (const auto& l : loaded_) {
     const auto& other = candidates_[l.candidate];
@@ -169,12 +214,12 @@ const PluginRegistry::Loaded& PluginRegistry::find_loaded(PluginKind kind, const
   // Not loaded. If a library with that name was refused, its reason is the useful answer.
   for (const auto& c : candidates_)
     if (!c.loaded && c.name == name && (!c.kind || c.kind == kind))
-      throw InputError(fmt::format("{} plugin '{}' was refused: {}: {}", kind_name(kind), name, c.file.string(),
+      throw InputError(fmt::format("{} plugin '{}' was refused: {}: {}", kind_name(kind), printable(name), c.file.string(),
                                    c.refusal));
   // A library refused before its name could be trusted (e.g. another ABI) may be the one meant.
   const auto refused = std::count_if(candidates_.begin(), candidates_.end(), [](const auto& c) { return !c.loaded; });
   const auto names = available(kind);
-  throw InputError(fmt::format("no {} plugin named '{}' (available: {}; searched: {}{})", kind_name(kind), name,
+  throw InputError(fmt::format("no {} plugin named '{}' (available: {}; searched: {}{})", kind_name(kind), printable(name),
                                names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")),
                                join_paths(search_path_),
                                refused ? fmt::format("; {} refused, see `pacer plugins`", refused) : ""));

@@ -26,6 +26,7 @@
 #include "pacer/error.hpp"
 #include "pacer/key_check.hpp"
 #include "pacer/self_check.hpp"
+#include "pacer/thread_guard.hpp"
 #include "pacer/thread_pool.hpp"
 #include "proof_stages.hpp"
 
@@ -256,7 +257,8 @@ struct Prover::Impl {
     const unsigned threads = 3 * jobs + 1;
     for (unsigned t = 0; t < threads; ++t) {
       try {
-        driver_threads.emplace_back([this] { drivers.run(); });
+        driver_threads.emplace_back(
+            [this] { run_io_until_stopped(drivers, parts.log.get(), "an engine stage driver"); });
       } catch (const std::system_error& e) {
         stop_drivers();  // the destructor does not run for a constructor that throws
         throw InputError(fmt::format("[pipeline] jobs_in_flight (or bench --jobs) {}: the system refused to start "
@@ -367,7 +369,11 @@ struct Prover::Impl {
   }
 
   // --- the graph of one proof
+  // Moves a proof on. Whatever it throws (out of memory, a bug) fails that proof, never the
+  // driver thread: advance_unguarded does the work.
   void advance(const std::shared_ptr<Job>& job);
+  void advance_unguarded(const std::shared_ptr<Job>& job);
+  void fail_stuck(const std::shared_ptr<Job>& job, std::exception_ptr error);
   void announce(const std::shared_ptr<Job>& job, Node node);
   void run_node(const std::shared_ptr<Job>& job, Node node, const StageTicket& ticket, Clock::time_point admitted_at);
   void run_body(Job& job, Node node, const Checkpoint& checkpoint, StageRecord& record);
@@ -421,9 +427,60 @@ struct Prover::Impl {
   std::vector<std::thread> driver_threads;
 };
 
+void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
+  try {
+    advance_unguarded(job);
+  } catch (...) {
+    fail_stuck(job, std::current_exception());
+  }
+}
+
+// advance() threw midway, so the proof's own bookkeeping cannot be trusted to finish it: end it
+// here, failed, unless it has ended already. A stage of it still running ends into a finished job
+// and is dropped (the job's buffers live until that task lets go of it).
+void Prover::Impl::fail_stuck(const std::shared_ptr<Job>& job, std::exception_ptr error) {
+  const std::string what = [&] {
+    try {
+      std::rethrow_exception(error);
+    } catch (...) {
+      return describe_current_exception();
+    }
+  }();
+  bool end_here = false, give_back_lane = false;
+  {
+    std::lock_guard lock(job->mu);
+    if (!job->finished) {
+      job->finished = end_here = true;
+      if (!job->error)
+        job->error = std::make_exception_ptr(
+            FailedError(fmt::format("proof {}: the engine failed to move it on: {}", job->id, what)));
+      if (job->has_lane && !job->lane_returned) give_back_lane = job->lane_returned = true;
+    }
+  }
+  if (parts.log) parts.log->error("proof {}: the engine failed to move it on ({}); {}", job->id, what,
+                                  end_here ? "the proof fails" : "it had ended already");
+  if (!end_here) return;
+  if (give_back_lane)
+    call_and_log_exceptions([&] {
+      parts.backend->end_proof(job->lane);
+      return_lane(job->lane);
+    }, parts.log.get(), "giving a failed proof's lane back");
+  try {
+    job->out.ended_at = Clock::now();
+    job->promise.set_exception(job->error);
+  } catch (...) {  // satisfied already: the proof's waiter has its answer
+  }
+  call_and_log_exceptions(
+      [&] {
+        if (job->options.on_done) job->options.on_done();
+      },
+      parts.log.get(), "a proof's on_done");
+  call_and_log_exceptions([&] { job_ended(job); }, parts.log.get(), "the end of a proof");
+}
+
 // Asks the scheduler for every node whose dependencies are met; after a failure, skips what has
 // not been asked yet and runs release once nothing else is active; ends the proof after release.
-void Prover::Impl::advance(const std::shared_ptr<Job>& job) {
+void Prover::Impl::advance_unguarded(const std::shared_ptr<Job>& job) {
   std::vector<Node> ask;
   bool want_lane = false, give_back_lane = false, finish = false, again = false;
   {

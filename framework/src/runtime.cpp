@@ -14,12 +14,14 @@
 
 #include "pacer/backend.hpp"
 #include "pacer/error.hpp"
+#include "pacer/thread_guard.hpp"
 
 namespace pacer {
 
 namespace asio = boost::asio;
 
 struct AsioTimekeeper::State {
+  std::shared_ptr<spdlog::logger> log;
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   std::mutex mu;
@@ -27,9 +29,11 @@ struct AsioTimekeeper::State {
   std::thread thread;
 };
 
-AsioTimekeeper::AsioTimekeeper() : state_(std::make_unique<State>()) {
+AsioTimekeeper::AsioTimekeeper(std::shared_ptr<spdlog::logger> log) : state_(std::make_unique<State>()) {
+  state_->log = std::move(log);
   try {
-    state_->thread = std::thread([s = state_.get()] { s->io.run(); });
+    state_->thread =
+        std::thread([s = state_.get()] { run_io_until_stopped(s->io, s->log.get(), "the scheduler's timer thread"); });
   } catch (const std::system_error& e) {
     throw InputError(fmt::format("[host] threads: the system refused to start the scheduler's timer thread: {} "
                                  "(raise the limit on processes and threads: ulimit -u, the cgroup's pids.max)",
@@ -56,8 +60,8 @@ void AsioTimekeeper::call_at(Clock::time_point when, std::function<void()> fn) {
   std::lock_guard lock(state_->mu);
   if (state_->stopped) return;
   auto timer = std::make_shared<asio::steady_timer>(state_->io, when);
-  timer->async_wait([timer, fn = std::move(fn)](const boost::system::error_code& ec) {
-    if (!ec) fn();
+  timer->async_wait([timer, fn = std::move(fn), s = state_.get()](const boost::system::error_code& ec) {
+    if (!ec) call_and_log_exceptions(fn, s->log.get(), "a scheduler's timer callback");
   });
 }
 
@@ -65,8 +69,10 @@ Runtime::Runtime(const Config& config, std::shared_ptr<spdlog::logger> log, Runt
     : config_(config),
       log_(std::move(log)),
       pool_(config.host.threads),
+      time_(log_),
       services_{log_, nullptr, nullptr, &pool_, &time_, config.pipeline.release},
       registry_(PluginRegistry::search_path_for(config_)) {
+  pool_.set_log(log_.get());
   // The allocator first: the scheduler and the backend may allocate through it from their factories.
   allocator_ = registry_.create_allocator(config_.allocator.plugin, config_.allocator.params, services_);
   services_.allocator = allocator_.get();

@@ -115,9 +115,8 @@ class Setup {
     const std::string text = vkey_json(*read_zkey(zkey->temp_path()));  // from the file, like snarkjs's export
     vkey.write(text.data(), text.size());
     vkey.close();
-    // Into place together, once both are complete: a failure before here leaves neither file.
-    zkey->commit();
-    vkey.commit();
+    // Into place together, once both are complete: both or neither.
+    commit_together({&zkey->file(), &vkey});
     phases_.stop();
   }
 

@@ -170,6 +170,17 @@ SyntheticCircuit gen_circuit(CurveId curve, uint64_t constraints, unsigned densi
   return c;
 }
 
+SyntheticSizes synthetic_sizes(uint64_t constraints, unsigned density, unsigned n_public) {
+  const uint64_t m = constraints, d = density, wires = 1 + uint64_t(n_public) + 2 + m;
+  constexpr uint64_t section = 12;  // id and size of a section; the file header is 12 bytes too
+  SyntheticSizes s;
+  s.memory_bytes = m * 2 * d * (sizeof(uint32_t) + sizeof(Fr256)) + wires * sizeof(Fr256);
+  // Per constraint three LCs, each a count and (wire, coefficient) terms: d, d and 1 of them.
+  s.r1cs_bytes = section + (section + 64) + (section + m * (3 * 4 + (2 * d + 1) * (4 + 32))) + (section + wires * 8);
+  s.wtns_bytes = section + (section + 4 + 32 + 4) + (section + wires * 32);
+  return s;
+}
+
 void write_circuit_r1cs(const std::string& path, const SyntheticCircuit& c) {
   const Fr256 one{1, 0, 0, 0};
   write_r1cs(path, c.header(), [&](uint32_t i, R1csLcWriter& out) {

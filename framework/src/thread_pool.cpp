@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "pacer/error.hpp"
+#include "pacer/thread_guard.hpp"
 
 namespace pacer {
 
@@ -95,7 +96,7 @@ void ThreadPool::worker_loop() {
       if (queue_.front().urgent) urgent_queued_.fetch_sub(1);
       queue_.pop_front();
     }
-    task();
+    call_and_log_exceptions(task, log_.load(), "a task on the CPU pool");
   }
 }
 

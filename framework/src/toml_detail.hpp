@@ -29,4 +29,8 @@ inline constexpr size_t kConfigMaxKeyParts = 32;   // a.b.c has 3
 // UTF-8 or for the first limit it exceeds (all but the file size, which the reader checks first).
 void check_config_limits(std::string_view text, const std::string& file);
 
+// Throws InputError "<file>:<line>: the integer <literal> does not fit in 64 bits ..." for the first
+// integer of a parsed config whose text is beyond int64 (toml11 would have clamped it).
+void check_config_integers(const toml::value& root);
+
 }  // namespace pacer::detail

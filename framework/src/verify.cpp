@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "pacer/error.hpp"
+#include "pacer/formats/json_input.hpp"
+#include "pacer/printable.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/math/pairing.hpp"
 #include "pacer/math/subgroup.hpp"
@@ -27,6 +29,8 @@ struct Refused {
 // Whose document is being read: a key's field that is wrong is bad input (exit 2), a proof's
 // field that is wrong is a refused proof (exit 1) once the document has the right shape.
 enum class Role { key, proof };
+
+constexpr size_t kMaxDigits = 160;
 
 template <class Curve>
 class Reader {
@@ -56,6 +60,10 @@ class Reader {
     else bad_shape(field, "is not a decimal number in a string (as snarkjs writes them)");
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
       bad_shape(field, "is not a decimal number in a string (as snarkjs writes them)");
+    // No field here has a prime of more than 116 digits; a longer number is not below it whatever
+    // its leading zeros (and is not worth converting).
+    if (digits.size() > kMaxDigits)
+      bad_value(field, "is not below the field's prime", "export the verification key again");
     typename F::limbs_t limbs;
     try {
       limbs = limbs_from_decimal<F::N>(digits);
@@ -113,13 +121,8 @@ class Reader {
   Role role_;
 };
 
-json parse(const JsonText& doc) {
-  try {
-    return json::parse(doc.text);
-  } catch (const json::parse_error& e) {
-    throw InputError(doc.name + ": not JSON (" + std::string(e.what()) + ")");
-  }
-}
+// A verification key nests 4 deep (IC: [[x, y, z], ...]; vk_alphabeta_12 4), a proof 3.
+json parse(const JsonText& doc) { return parse_json_input(doc.text, doc.name, {.max_depth = 8}); }
 
 template <class Curve>
 struct VerifyingKey {
@@ -170,13 +173,10 @@ std::string_view curve_field(const Reader<Bn254>& read, const json& doc) {
   return curve.get_ref<const std::string&>();
 }
 
+// The proof's and the public signals' shape against the key's curve: cheap, so checked before
+// any point is.
 template <class Curve>
-Verdict check_proof(const VerifyingKey<Curve>& key, const JsonText& proof_doc, const JsonText& public_doc) {
-  using Fr = typename Curve::Fr;
-  using G1 = typename Curve::G1;
-  using G2 = typename Curve::G2;
-  using J1 = Jacobian<G1>;
-  const json proof = parse(proof_doc), publics = parse(public_doc);
+void check_proof_shape(const JsonText& proof_doc, const json& proof, const JsonText& public_doc, const json& publics) {
   const Reader<Curve> read(proof_doc, Role::proof);
   const Reader<Curve> read_public(public_doc, Role::proof);
   if (proof.is_object() && proof.contains("protocol") && proof.at("protocol") != "groth16")
@@ -184,7 +184,25 @@ Verdict check_proof(const VerifyingKey<Curve>& key, const JsonText& proof_doc, c
   if (proof.is_object() && proof.contains("curve") && proof.at("curve") != std::string(Curve::json_name))
     read.bad_shape("curve", "is not \"" + std::string(Curve::json_name) + "\", the curve of the verification key");
   if (!publics.is_array()) read_public.bad_shape("the document", "is not a JSON array of public signals");
+}
+
+Refused wrong_public_count(const JsonText& public_doc, size_t given, size_t key_has) {
+  return Refused{public_doc.name + " has " + std::to_string(given) + " public signals but the key has " +
+                 std::to_string(key_has)};
+}
+
+template <class Curve>
+Verdict check_proof(const VerifyingKey<Curve>& key, const JsonText& proof_doc, const json& proof,
+                    const JsonText& public_doc, const json& publics) {
+  using Fr = typename Curve::Fr;
+  using G1 = typename Curve::G1;
+  using G2 = typename Curve::G2;
+  using J1 = Jacobian<G1>;
+  check_proof_shape<Curve>(proof_doc, proof, public_doc, publics);
+  const Reader<Curve> read(proof_doc, Role::proof);
+  const Reader<Curve> read_public(public_doc, Role::proof);
   try {
+    if (publics.size() + 1 != key.ic.size()) throw wrong_public_count(public_doc, publics.size(), key.ic.size() - 1);
     const auto a = read.template point<G1>(read.field(proof, "pi_a"), "pi_a");
     const auto b = read.template point<G2>(read.field(proof, "pi_b"), "pi_b");
     const auto c = read.template point<G1>(read.field(proof, "pi_c"), "pi_c");
@@ -194,9 +212,6 @@ Verdict check_proof(const VerifyingKey<Curve>& key, const JsonText& proof_doc, c
     std::vector<Fr256> values;
     for (size_t i = 0; i < publics.size(); ++i)
       values.push_back(read_public.template number<Fr>(publics[i], "public signal " + std::to_string(i)).to_std());
-    if (values.size() + 1 != key.ic.size())
-      throw Refused{public_doc.name + " has " + std::to_string(values.size()) + " public signals but the key has " +
-                    std::to_string(key.ic.size() - 1)};
     J1 vk_x = J1::from(key.ic[0]);
     for (size_t i = 0; i < values.size(); ++i) vk_x += J1::from(key.ic[i + 1]).mul(values[i]);
     const PairingInput<Curve> pairs[] = {{-a, b}, {key.alpha, key.beta}, {vk_x.to_affine(), key.gamma}, {c, key.delta}};
@@ -223,23 +238,42 @@ std::vector<std::string> alphabeta_of(const ProvingKey& pk) {
 
 }  // namespace
 
+// Everything cheap first: all three documents parsed, the curve, protocol and shape of each, the
+// key's nPublic against its IC and the public signals' count; only then the points (the key's IC
+// alone may be thousands of subgroup checks), then the pairing.
+template <class Curve>
+Verdict verify_with_json_key(const JsonText& vkey, const json& vk, const JsonText& proof_doc, const json& proof,
+                             const JsonText& public_doc, const json& publics) {
+  check_proof_shape<Curve>(proof_doc, proof, public_doc, publics);
+  const Reader<Curve> read(vkey, Role::key);
+  const json& ic = read.field(vk, "IC");
+  if (!ic.is_array() || ic.empty()) read.bad_shape("IC", "is not a non-empty array of G1 points");
+  const json& n_public = read.field(vk, "nPublic");
+  if (!n_public.is_number_unsigned() || n_public.get<uint64_t>() + 1 != ic.size())
+    read.bad_shape("nPublic", "is not the number of IC points minus one (" + std::to_string(ic.size() - 1) + ")");
+  if (publics.size() + 1 != ic.size())
+    return {false, wrong_public_count(public_doc, publics.size(), ic.size() - 1).reason};
+  return check_proof<Curve>(key_from_json<Curve>(vkey, vk), proof_doc, proof, public_doc, publics);
+}
+
 Verdict verify_groth16(const JsonText& vkey, const JsonText& proof, const JsonText& public_signals) {
-  const json vk = parse(vkey);
+  const json vk = parse(vkey), proof_json = parse(proof), publics = parse(public_signals);
   const Reader<Bn254> read(vkey, Role::key);  // only the curve-independent fields through this one
   if (vk.is_object() && vk.contains("protocol") && vk.at("protocol") != "groth16")
     read.bad_shape("protocol", "is not \"groth16\" (Pacer verifies Groth16 proofs only)");
   const std::string_view curve = curve_field(read, vk);
-  if (curve == Bn254::json_name) return check_proof<Bn254>(key_from_json<Bn254>(vkey, vk), proof, public_signals);
+  if (curve == Bn254::json_name)
+    return verify_with_json_key<Bn254>(vkey, vk, proof, proof_json, public_signals, publics);
   if (curve == Bls12_381::json_name)
-    return check_proof<Bls12_381>(key_from_json<Bls12_381>(vkey, vk), proof, public_signals);
-  // fmt, not operator+: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string here.
-  read.bad_shape("curve", fmt::format("\"{}\" is not a supported curve (bn128 or bls12381)", curve));
+    return verify_with_json_key<Bls12_381>(vkey, vk, proof, proof_json, public_signals, publics);
+  read.bad_shape("curve", fmt::format("\"{}\" is not a supported curve (bn128 or bls12381)", printable(curve, 40)));
 }
 
 Verdict verify_groth16(const ProvingKey& key, const JsonText& proof, const JsonText& public_signals) {
+  const json proof_json = parse(proof), publics = parse(public_signals);
   return with_curve(key.curve, [&](auto curve) {
     using Curve = decltype(curve);
-    return check_proof<Curve>(key_from_zkey<Curve>(key), proof, public_signals);
+    return check_proof<Curve>(key_from_zkey<Curve>(key), proof, proof_json, public_signals, publics);
   });
 }
 

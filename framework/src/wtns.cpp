@@ -13,7 +13,7 @@ namespace pacer {
 
 namespace {
 
-Witness read_wtns(const BinFile& bin, Allocator* allocator) {
+Witness read_wtns(const BinFile& bin, Allocator* allocator, const WtnsHeaderCheck& check_header) {
   const std::string& path = bin.path();
   Witness w;
   w.path = path;
@@ -35,6 +35,7 @@ Witness read_wtns(const BinFile& bin, Allocator* allocator) {
     throw InputError(path + ": section 2 (values) has " + std::to_string(values.size()) + " bytes but " +
                      std::to_string(n_witness) + " values of " + std::to_string(n8) + " bytes need " +
                      std::to_string(expected));
+  if (check_header) check_header(w.curve, n_witness);
   const Fr256& r = curve_scalar_prime(w.curve);
   w.values = AllocatedArray<Fr256>(allocator, n_witness, Usage::witness);  // every value written below
   // The file's little-endian limbs are the memory layout: copied in blocks (file-read speed, no
@@ -54,12 +55,13 @@ Witness read_wtns(const BinFile& bin, Allocator* allocator) {
 }  // namespace
 
 Witness read_wtns(const std::string& path, Allocator* allocator) {
-  return read_wtns(BinFile(path, "wtns", kWtnsMaxVersion), allocator);
+  return read_wtns(BinFile(path, "wtns", kWtnsMaxVersion), allocator, {});
 }
 
-Witness read_wtns_bytes(const std::string& name, std::string bytes, Allocator* allocator) {
+Witness read_wtns_bytes(const std::string& name, std::string bytes, Allocator* allocator,
+                        const WtnsHeaderCheck& check_header) {
   return read_wtns(BinFile(std::make_shared<const MappedFile>(name, std::move(bytes)), "wtns", kWtnsMaxVersion),
-                   allocator);
+                   allocator, check_header);
 }
 
 void check_witness_matches(const ProvingKey& key, const Witness& w) {

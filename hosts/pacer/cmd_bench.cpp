@@ -28,6 +28,7 @@
 #include "pacer/formats/wtns.hpp"
 #include "pacer/formats/zkey.hpp"
 #include "pacer/logging.hpp"
+#include "pacer/thread_guard.hpp"
 
 namespace pacer::host {
 
@@ -59,7 +60,8 @@ class ProgressBar {
       : label_(std::move(label)), done_(done), total_(total), start_(start) {
     if (!::isatty(STDERR_FILENO)) return;
     try {
-      thread_ = std::thread([this] { redraw_until_stopped(); });
+      thread_ = std::thread(
+          [this] { call_and_log_exceptions([this] { redraw_until_stopped(); }, nullptr, "the progress bar"); });
     } catch (const std::system_error&) {
       // No thread to spare for the bar: the benchmark runs without it.
     }

@@ -1,6 +1,10 @@
 // `pacer gen-circuit`: a synthetic benchmark circuit (.r1cs) and a satisfying witness (.wtns).
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -29,10 +33,59 @@ std::string file_size(const std::string& path) {
   return ec ? "?" : fmt::format("{:.1f} MB", double(bytes) / 1e6);
 }
 
+uint64_t mem_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string name, unit;
+  uint64_t kb = 0;
+  while (meminfo >> name >> kb >> unit)
+    if (name == "MemAvailable:") return kb * 1024;
+  return 0;  // unknown: not checked
+}
+
+std::string gigabytes(uint64_t bytes) { return fmt::format("{:.1f} GB", double(bytes) / 1e9); }
+
+// The circuit is held whole in memory and then written: a size that cannot fit is refused before
+// any of it is made (2^28 constraints once wrote 6 GB of files, then failed for memory).
+void check_room(const Options& options) {
+  const dev::SyntheticSizes sizes = dev::synthetic_sizes(options.constraints, options.density, options.n_public);
+  const uint64_t available = mem_available_bytes();
+  if (available > 0 && sizes.memory_bytes > available)
+    throw InputError(fmt::format("gen-circuit: {} constraints of density {} need about {} of memory, and "
+                                 "MemAvailable is {} (lower --constraints or --density)",
+                                 options.constraints, options.density, gigabytes(sizes.memory_bytes),
+                                 gigabytes(available)));
+  // Both files on one file system count together.
+  struct Out {
+    const std::string* path;
+    uint64_t bytes;
+  };
+  const Out outs[] = {{&options.r1cs, sizes.r1cs_bytes}, {&options.witness, sizes.wtns_bytes}};
+  for (const Out& out : outs) {
+    const std::filesystem::path dir = std::filesystem::absolute(*out.path).parent_path();
+    struct statvfs fs {};
+    struct stat st {};
+    if (::statvfs(dir.c_str(), &fs) != 0 || ::stat(dir.c_str(), &st) != 0) continue;  // check_outputs says why
+    uint64_t needed = 0;
+    for (const Out& other : outs) {
+      struct stat other_st {};
+      const auto other_dir = std::filesystem::absolute(*other.path).parent_path();
+      if (::stat(other_dir.c_str(), &other_st) == 0 && other_st.st_dev == st.st_dev) needed += other.bytes;
+    }
+    const uint64_t free_bytes = uint64_t(fs.f_bavail) * fs.f_frsize;
+    if (needed > free_bytes)
+      throw InputError(fmt::format("gen-circuit: {} constraints of density {} make about {} of files ({} .r1cs, {} "
+                                   ".wtns) and {} has {} free (lower --constraints, or write elsewhere)",
+                                   options.constraints, options.density, gigabytes(needed),
+                                   gigabytes(sizes.r1cs_bytes), gigabytes(sizes.wtns_bytes), dir.string(),
+                                   gigabytes(free_bytes)));
+  }
+}
+
 int run_gen_circuit(const Options& options) {
   const Config config = load_config_or_defaults(options.config);
   Engine engine(config, make_logger(config.host.log_level));
   check_outputs(engine, config_input(options.config), {{"--r1cs", options.r1cs}, {"--witness", options.witness}});
+  check_room(options);
   const auto& log = engine.log();
   ThreadPool& pool = engine.pool();
   const CurveId curve = options.curve == "bn128" ? CurveId::bn254 : CurveId::bls12_381;

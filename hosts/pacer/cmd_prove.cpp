@@ -34,7 +34,6 @@ struct Options {
   std::vector<std::string> positional;  // rapidsnark's form: zkey witness proof public
   std::string proof = "proof.json";
   std::string public_inputs = "public.json";
-  bool zero_blinding = false;
 };
 
 constexpr const char* kRapidsnarkForm = "pacer prove circuit.zkey witness.wtns proof.json public.json";
@@ -127,14 +126,12 @@ int run_prove(const Options& given) {
   const ProvingKey& pk = key->key();
   log->info("key {}: {}, {} wires, {} public, domain {}, resident in {}", zkey, curve_json_name(pk.curve), pk.n_vars,
             pk.n_public, pk.domain_size, human_duration(std::chrono::steady_clock::now() - key_start));
-  if (options.zero_blinding) log->warn("--insecure-zero-blinding: r = s = 0, these proofs are NOT zero-knowledge");
   // Every witness is read and matched to the key first, so a bad one fails before any proof is
   // written; each is read again when its turn comes, so that a long batch never holds them all.
   for (const auto& path : options.witnesses) check_witness_matches(pk, read_wtns(path, engine.witness_allocator()));
   if (generator) check_generator_matches(*generator, pk);
 
-  ProveOptions prove_options;
-  prove_options.zero_blinding = options.zero_blinding;
+  ProveOptions prove_options;  // blinded: r and s fresh from the OS for every proof
   prove_options.witness_stage = from_inputs;  // the generator runs as each proof's `witness` stage
   // Every proof goes to the engine at once; [pipeline] jobs_in_flight of them run together, and
   // each reads (or computes) its witness in its own stage, so a long batch never holds them all.
@@ -175,7 +172,7 @@ int run_prove(const Options& given) {
     }
     const std::string& proof_path = outputs[2 * i].path;
     const std::string& public_path = outputs[2 * i + 1].path;
-    // Both complete before either is in place.
+    // Both complete, then in place together: both or neither, never a proof beside another's public signals.
     FileWriter proof_file(proof_path, out.proof_json.size() + 1), public_file(public_path, out.public_json.size() + 1);
     proof_file.write(out.proof_json.data(), out.proof_json.size());
     public_file.write(out.public_json.data(), out.public_json.size());
@@ -186,8 +183,7 @@ int run_prove(const Options& given) {
       write_wtns(witness_path, computed[i]->curve, {computed[i]->values.data(), computed[i]->values.size()});
       computed[i].reset();
     }
-    proof_file.commit();
-    public_file.commit();
+    commit_together({&proof_file, &public_file});
 
     std::string stages;
     for (int s = 0; s < kStageCount; ++s) {
@@ -228,8 +224,6 @@ Subcommand add_prove_command(CLI::App& root) {
       ->expected(0, 4);
   cmd->add_option("--proof", options->proof, "where to write the proof")->capture_default_str();
   cmd->add_option("--public", options->public_inputs, "where to write the public signals")->capture_default_str();
-  // Test only: deterministic proofs to compare byte-for-byte with a reference. Hidden from --help.
-  cmd->add_flag("--insecure-zero-blinding", options->zero_blinding, "r = s = 0 (tests only)")->group("");
   add_config_option(*cmd, options->config);
   return {cmd, [options] { return run_prove(*options); }};
 }

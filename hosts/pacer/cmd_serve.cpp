@@ -1,6 +1,6 @@
 // `pacer serve`: the proving daemon (docs/daemon.md). Loads every [[keys]] entry once, then takes
 // proofs over HTTP (serve/api.cpp) into a priority queue that feeds the engine (serve/job_store.cpp).
-// SIGTERM or SIGINT: no new proofs, the queued ones are cancelled, the ones in flight get
+// SIGTERM, SIGINT or SIGHUP: no new proofs, the queued ones are cancelled, the ones in flight get
 // [server] shutdown_grace_s to finish; whatever still runs then is reported cancelled. Every
 // accepted proof ends in a final state that a client waiting on it is told.
 #include <csignal>
@@ -19,7 +19,10 @@
 #include "pacer/error.hpp"
 #include "pacer/formats/zkey.hpp"
 #include "pacer/logging.hpp"
+#include "pacer/printable.hpp"
+#include "pacer/thread_guard.hpp"
 #include "serve/api.hpp"
+#include "serve/fd_limit.hpp"
 #include "serve/http_server.hpp"
 #include "serve/job_store.hpp"
 #include "serve/metrics.hpp"
@@ -74,7 +77,7 @@ int run_serve(const Options& options) {
   Config config = load_config_or_defaults(options.config);
   if (!options.listen.empty()) {
     if (!is_listen_address(options.listen))
-      throw InputError(fmt::format("--listen must be \"host:port\", got \"{}\"", options.listen));
+      throw InputError(fmt::format("--listen must be \"host:port\", got \"{}\"", printable(options.listen)));
     config.server.listen = options.listen;
   }
   const auto& limits = config.server;
@@ -85,19 +88,42 @@ int run_serve(const Options& options) {
     check_outputs(engine, inputs, {{"--port-file", options.port_file}});
   }
   const auto& log = engine.log();
+  asio::io_context io;
+  const auto endpoint = serve::resolve_listen(io, limits.listen);
+  // A token is the only thing between the network and the proofs: off the loopback, none is a
+  // choice to be made explicitly (a proxy in front that authenticates, a closed network).
+  if (limits.token.empty() && !endpoint.address().is_loopback()) {
+    if (!limits.allow_no_token)
+      throw InputError(fmt::format(
+          "refusing to listen on {} ({}, not a loopback address) without a token: anyone who can reach it could "
+          "submit proofs and read every result. Set [server] token, or allow_no_token = true when something in front "
+          "authenticates (docs/daemon.md, Deployment)",
+          printable(limits.listen), endpoint.address().to_string()));
+    log->warn("listening on {} with no token ([server] allow_no_token = true): anyone who can reach it may submit "
+              "proofs and read every result", endpoint.address().to_string());
+  }
   std::vector<serve::ServedKey> keys = load_keys(engine);
 
+  // Before any connection: a daemon whose connections can take every descriptor cannot accept.
+  const serve::ConnectionBudget fds = serve::plan_connections(limits.max_connections);
+  if (fds.connections < limits.max_connections)
+    log->warn("max_connections {} lowered to {}: the limit on open files is {} (ulimit -n; {} open now, {} kept in "
+              "reserve); raise it for more",
+              limits.max_connections, fds.connections, fds.soft, fds.open_now, serve::kReservedDescriptors);
+  else
+    log->debug("open files: limit {} (was {}; hard limit {}), {} open, up to {} connections", fds.soft,
+               fds.soft_before, fds.hard, fds.open_now, fds.connections);
+
   serve::Metrics metrics;
-  asio::io_context io;
   serve::JobStore store(engine.prover(), metrics, {limits.max_queued, std::chrono::seconds(limits.result_ttl_s)}, log);
   serve::HttpServer* server_ptr = nullptr;
   serve::Api api(io, store, metrics, engine, std::move(keys), [&server_ptr] { return server_ptr ? server_ptr->connections() : 0; });
-  serve::HttpServer server(io, api,
-                           {limits.max_body_bytes, std::chrono::seconds(limits.request_timeout_s), limits.max_connections},
-                           log);
+  serve::HttpServer server(
+      io, api,
+      {limits.max_body_bytes, std::chrono::seconds(limits.request_timeout_s), fds.connections, limits.access_log}, log);
   server_ptr = &server;
-  const unsigned short port = server.listen(limits.listen);
-  const std::string host = limits.listen.substr(0, limits.listen.rfind(':'));
+  const unsigned short port = server.listen(endpoint, limits.listen);
+  const std::string host = printable(limits.listen.substr(0, limits.listen.rfind(':')));
   log->info("listening on http://{}:{} ({} key{}, {} proof{} in flight, queue of {}{})", host, port,
             engine.config().keys.size(), engine.config().keys.size() == 1 ? "" : "s", engine.prover().jobs_in_flight(),
             engine.prover().jobs_in_flight() == 1 ? "" : "s", limits.max_queued,
@@ -107,14 +133,15 @@ int run_serve(const Options& options) {
   std::mutex mu;
   std::condition_variable cv;
   int signals_seen = 0;
-  asio::signal_set signals(io, SIGTERM, SIGINT);
+  // SIGHUP too: a closed terminal or a supervisor's reload must not end the daemon without draining.
+  asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
   std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
                                                                              int signal) {
     if (ec) return;
     {
       std::lock_guard lock(mu);
       ++signals_seen;
-      log->info("{}: {}", signal == SIGTERM ? "SIGTERM" : "SIGINT",
+      log->info("{}: {}", signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "SIGHUP",
                 signals_seen == 1 ? "stopping" : "stopping now, without the grace period");
     }
     cv.notify_all();
@@ -124,19 +151,8 @@ int run_serve(const Options& options) {
 
   std::vector<std::thread> io_threads;
   for (unsigned t = 0; t < kIoThreads; ++t)
-    io_threads.emplace_back([&io, &log] {
-      // A handler that throws ends run() on this thread only; log it and go on serving.
-      for (;;) {
-        try {
-          io.run();
-          return;
-        } catch (const std::exception& e) {
-          log->error("an HTTP handler threw (the request is dropped, the daemon goes on): {}", e.what());
-        } catch (...) {
-          log->error("an HTTP handler threw an unknown exception (the request is dropped, the daemon goes on)");
-        }
-      }
-    });
+    // A handler that throws is logged and this thread serves on (the request it served is dropped).
+    io_threads.emplace_back([&io, &log] { run_io_until_stopped(io, log.get(), "an HTTP handler"); });
 
   // Until a signal: forget expired results once a second.
   {

@@ -114,8 +114,8 @@ Subcommand add_setup_command(CLI::App& root) {
       "Make an INSECURE development Groth16 key from an .r1cs, for benchmarks at sizes where a ceremony is\n"
       "impractical: random toxic waste (tau, alpha, beta, delta) from the OS, gamma = 1 as snarkjs.\n"
       "The .zkey is what snarkjs groth16 setup would make (snarkjs proves and verifies with it); the\n"
-      "verification key JSON is what `snarkjs zkey export verificationkey` writes, except that\n"
-      "vk_alphabeta_12 is omitted (it needs a pairing; snarkjs groth16 verify does not read it).\n"
+      "verification key JSON is what `snarkjs zkey export verificationkey` writes, vk_alphabeta_12\n"
+      "(e(alpha1, beta2), which Solidity verifiers read) included.\n"
       "Refuses without --insecure. Domains up to 2^27 (bn128) / 2^31 (bls12381).");
   cmd->add_flag("--insecure", options->insecure,
                 "confirm that the key is for benchmarks only (this process knew its toxic waste)");

@@ -2,6 +2,7 @@
 // itself through add_<name>_command() (common.hpp); this file only parses and maps errors to exit
 // codes: 0 ok, 1 a failed proof or check, 2 bad usage or bad input, always with a one-line reason
 // on stderr and never a stack trace.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -12,8 +13,29 @@
 
 #include "common.hpp"
 #include "pacer/error.hpp"
+#include "pacer/formats/writers.hpp"
 
 namespace {
+
+// SIGINT, SIGTERM, SIGHUP: the hidden temporary files of outputs being written (setup and
+// gen-circuit write gigabytes) are removed, then the signal ends the process as it would have.
+// `pacer serve` handles these signals itself, once it listens.
+void remove_temporary_files_and_die(int signal) {
+  pacer::remove_temporary_files_now();
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+void remove_temporary_files_on_signals() {
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction now {};
+    if (::sigaction(signal, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;  // nohup: stay ignored
+    struct sigaction action {};
+    action.sa_handler = remove_temporary_files_and_die;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal, &action, nullptr);
+  }
+}
 
 int run(int argc, char** argv) {
   CLI::App app{"pacer: a plugin-based Groth16 prover (snarkjs-compatible zkey/wtns in, proof.json out)", "pacer"};
@@ -71,6 +93,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  remove_temporary_files_on_signals();
   try {
     return run(argc, argv);
   } catch (const pacer::Error& e) {

@@ -12,6 +12,8 @@
 
 #include "pacer/error.hpp"
 #include "pacer/files.hpp"
+#include "pacer/formats/json_input.hpp"
+#include "pacer/printable.hpp"
 #include "pacer/stages.hpp"
 
 namespace pacer::host {
@@ -20,6 +22,18 @@ namespace {
 
 using json = nlohmann::json;
 
+// A name from a trace, for the terminal and the SVG: printable ASCII (printable()) with the XML
+// markup characters replaced by '?'.
+std::string trace_text(std::string_view text, size_t max_bytes) {
+  std::string out = printable(text, max_bytes);
+  for (char& c : out)
+    if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'') c = '?';
+  return out;
+}
+
+// A bench trace is ~1 KB per stage: 256 MB holds far more than any run (100 proofs: ~1 MB).
+constexpr uint64_t kMaxTraceBytes = uint64_t(256) << 20;
+
 double percentile(std::vector<double> v, size_t percent) {
   std::sort(v.begin(), v.end());
   return nearest_rank(v, percent);
@@ -27,13 +41,35 @@ double percentile(std::vector<double> v, size_t percent) {
 
 std::string ms(double us) { return fmt::format("{:.1f} ms", us / 1e3); }
 
-// Stage names in the engine's order, then any other name found.
+// Stage names in the engine's order, then any other name found (a set: a trace may hold many).
 std::vector<std::string> stage_order(const TraceRun& run) {
   std::vector<std::string> names;
-  for (int s = 0; s < kStageCount; ++s) names.emplace_back(stage_name(static_cast<Stage>(s)));
+  std::set<std::string> seen;
+  for (int s = 0; s < kStageCount; ++s) {
+    names.emplace_back(stage_name(static_cast<Stage>(s)));
+    seen.insert(names.back());
+  }
   for (const auto& st : run.stages)
-    if (std::find(names.begin(), names.end(), st.name) == names.end()) names.push_back(st.name);
+    if (seen.insert(st.name).second) names.push_back(st.name);
   return names;
+}
+
+// Text for SVG content or an attribute value: the five markup characters as entities. (Names from
+// a trace hold none, trace_text sees to that, so a place that forgets this still writes no markup;
+// a path from the command line may hold anything, so it goes through printable() too.)
+std::string xml(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
 }
 
 std::vector<double> run_times(const TraceRun& run, const std::string& stage) {
@@ -59,16 +95,18 @@ TraceRun read_trace(const std::string& path) {
   run.source = path;
   json doc;
   try {
-    doc = json::parse(RegularFile(path).read_all(uint64_t(1) << 30, "trace"));
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("{}: not a JSON trace ({}); give a file written by pacer bench --trace", path,
-                                 e.what()));
+    // A trace nests 4 deep (traceEvents[i].args.*); bench writes ~20 values per stage.
+    doc = parse_json_input(RegularFile(path).read_all(kMaxTraceBytes, "trace"), path,
+                           {.max_depth = 8, .max_values = size_t(1) << 25}, "a JSON trace");
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}; give a file written by pacer bench --trace", e.what()));
   }
   try {
     const json& other = doc.at("otherData");
-    run.scheduler = other.value("scheduler", "?");
-    run.allocator = other.value("allocator", "?");
-    run.backend = other.value("backend", "?");
+    // Names from the file are shown on a terminal and in the SVG: printable ASCII only.
+    run.scheduler = trace_text(other.value("scheduler", "?"), 40);
+    run.allocator = trace_text(other.value("allocator", "?"), 40);
+    run.backend = trace_text(other.value("backend", "?"), 80);
     run.jobs = other.value("jobs", uint64_t(0));
     run.domain_size = other.value("domain_size", uint64_t(0));
     run.wall_seconds = other.value("wall_seconds", 0.0);
@@ -77,7 +115,7 @@ TraceRun read_trace(const std::string& path) {
       if (e.value("ph", "") != "X" || e.value("cat", "") != "stage") continue;
       const json& a = e.at("args");
       TraceStage s;
-      s.name = e.at("name").get<std::string>();
+      s.name = trace_text(e.at("name").get<std::string>(), 40);
       s.job = a.at("job").get<uint64_t>();
       s.part = a.value("part", 0);
       s.worker = a.value("worker", e.at("tid").get<int>() - 1);
@@ -95,7 +133,7 @@ TraceRun read_trace(const std::string& path) {
     }
   } catch (const json::exception& e) {
     throw InputError(fmt::format("{}: not a pacer bench trace ({}); give a file written by pacer bench --trace", path,
-                                 e.what()));
+                                 printable(e.what(), 160)));
   }
   if (run.stages.empty())
     throw InputError(fmt::format("{}: the trace has no stage events; give a file written by pacer bench --trace", path));
@@ -159,8 +197,8 @@ std::string format_trace_summary(const TraceRun& run, const TraceRun* alone) {
   const double wall = run.wall_seconds > 0 ? run.wall_seconds : (last - first) / 1e6;
   std::string t;
   auto out = std::back_inserter(t);
-  fmt::format_to(out, "trace      {}: scheduler {}, allocator {}, backend {}, {} in flight, domain {}\n", run.source,
-                 run.scheduler, run.allocator, run.backend, run.jobs, run.domain_size);
+  fmt::format_to(out, "trace      {}: scheduler {}, allocator {}, backend {}, {} in flight, domain {}\n",
+                 printable(run.source, 200), run.scheduler, run.allocator, run.backend, run.jobs, run.domain_size);
   fmt::format_to(out, "throughput {:.0f} proofs in {:.3f} s: {:.3f} proofs/s", proofs, wall, wall > 0 ? proofs / wall : 0);
   if (run.cpu_seconds > 0) fmt::format_to(out, ", CPU {:.3f} s per proof", run.cpu_seconds / proofs);
   fmt::format_to(out, "\nscheduler  waited {} per proof for admission, {} paused in checkpoints\n", ms(queued / proofs),
@@ -213,7 +251,7 @@ std::string waterfall_svg(const TraceRun& run) {
                  "font-family=\"sans-serif\" font-size=\"11\">\n",
                  left + width + 20, height);
   fmt::format_to(out, "<text x=\"{}\" y=\"16\">{}: scheduler {}, allocator {}, {} in flight, {:.0f} ms</text>\n", left,
-                 run.source, run.scheduler, run.allocator, run.jobs, span / 1e3);
+                 xml(printable(run.source, 200)), xml(run.scheduler), xml(run.allocator), run.jobs, span / 1e3);
   for (const auto& [worker, row] : row_of)
     fmt::format_to(out, "<text x=\"4\" y=\"{:.1f}\">worker {}</text>\n", top + row_h * row + 13, worker);
   for (const auto& [device, row] : device_row)
@@ -232,7 +270,7 @@ std::string waterfall_svg(const TraceRun& run) {
                    "fill=\"{}\"><title>lane {}: proof {} {}</title></rect>\n",
                    x(s.start_us), top + row_h * row->second + 1,
                    std::max(0.5, x(s.start_us + s.dur_us) - x(s.start_us)), row_h - 4, colour_of(s.name), s.lane,
-                   s.job, s.name);
+                   s.job, xml(s.name));
   }
   // Device rows: every stage that ran on one of the device's lanes, overlaid (busy where covered).
   for (const auto& s : run.stages) {
@@ -242,7 +280,7 @@ std::string waterfall_svg(const TraceRun& run) {
                    "fill=\"{}\" opacity=\"0.5\"><title>device {} lane {}: proof {} {}</title></rect>\n",
                    x(s.start_us), top + row_h * row->second + 1,
                    std::max(0.5, x(s.start_us + s.dur_us) - x(s.start_us)), row_h - 4, colour_of(s.name), s.device,
-                   s.lane, s.job, s.name);
+                   s.lane, s.job, xml(s.name));
   }
   for (const auto& s : run.stages) {
     const double y = top + row_h * row_of[s.worker];
@@ -250,12 +288,12 @@ std::string waterfall_svg(const TraceRun& run) {
       fmt::format_to(out, "<rect class=\"wait\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" "
                      "fill=\"#bbbbbb\" opacity=\"0.6\"><title>proof {} {} waited {}</title></rect>\n",
                      x(s.start_us - s.queued_us), y + row_h / 2, std::max(0.5, x(s.start_us) - x(s.start_us - s.queued_us)),
-                     row_h / 2 - 2, s.job, s.name, ms(s.queued_us));
+                     row_h / 2 - 2, s.job, xml(s.name), ms(s.queued_us));
     fmt::format_to(out, "<rect class=\"stage\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\" "
                    "stroke=\"#333\" stroke-width=\"0.3\"><title>proof {} {}{} lane {}: {} (paused {}, queued {})"
                    "</title></rect>\n",
                    x(s.start_us), y + 1, std::max(0.5, x(s.start_us + s.dur_us) - x(s.start_us)), row_h - 4,
-                   colour_of(s.name), s.job, s.name, s.name == "msm_g1" ? fmt::format(" part {}", s.part) : "", s.lane,
+                   colour_of(s.name), s.job, xml(s.name), s.name == "msm_g1" ? fmt::format(" part {}", s.part) : "", s.lane,
                    ms(s.dur_us), ms(s.paused_us), ms(s.queued_us));
     if (s.paused_us > 0)
       fmt::format_to(out, "<rect class=\"paused\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"3\" "

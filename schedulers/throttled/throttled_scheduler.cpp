@@ -99,6 +99,12 @@ std::unique_ptr<Scheduler> make_throttled(const Params& params, HostServices& ho
   const bool by_tokens = params.has("membw_tokens"), by_rate = params.has("membw_mb_per_s");
   if (by_tokens && by_rate)
     throw InputError(fmt::format("{}: give membw_tokens or membw_mb_per_s, not both (remove one)", params.where()));
+  // burst_mb is a part of the rate budget; alone it would be reported as an unknown key.
+  if (!by_rate)
+    if (const toml::value* burst = params.find("burst_mb"))
+      params.fail(*burst, "burst_mb",
+                  "goes with membw_mb_per_s (MB of the rate budget saved up while idle): give membw_mb_per_s too, "
+                  "or remove burst_mb");
   if (by_rate) {
     const double rate = params.get_double("membw_mb_per_s", 0);
     if (!(rate >= 1 && rate <= 1e7))

@@ -4,135 +4,22 @@
   serve_client.py CASE --port P --pid PID --src SRC --pacer PACER --work DIR [--token T]
 
 Cases: roundtrip, concurrent, priority, bad_requests, token, slow_client, shutdown,
-shutdown_without_grace, expiry.
+shutdown_without_grace, expiry, device_lost; and the hostile ones of serve_hostile.py.
 Prints "ok: ..." per check and "FAIL: ..." per failure; exit 1 on any failure."""
 import argparse
 import concurrent.futures
-import http.client
 import json
 import os
 import re
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 
-A = None
-FAILED = False
-CIRCUITS = None
-
-
-def ok(msg):
-    print(f"ok: {msg}", flush=True)
-
-
-def fail(msg):
-    global FAILED
-    FAILED = True
-    print(f"FAIL: {msg}", flush=True)
-
-
-def check(cond, msg, detail=""):
-    if cond:
-        ok(msg)
-    else:
-        fail(f"{msg} {detail}".strip())
-    return cond
-
-
-def fixture(name, curve):
-    return os.path.join(CIRCUITS, name, curve)
-
-
-def witness(name="poseidon3", curve="bn128"):
-    with open(os.path.join(fixture(name, curve), "witness.wtns"), "rb") as f:
-        return f.read()
-
-
-def request(method, path, body=None, headers=None, timeout=60, token=None):
-    """(status, headers dict (lowercase), body bytes) on a fresh connection."""
-    h = dict(headers or {})
-    token = A.token if token is None else token
-    if token:
-        h.setdefault("Authorization", f"Bearer {token}")
-    conn = http.client.HTTPConnection("127.0.0.1", A.port, timeout=timeout)
-    try:
-        conn.request(method, path, body=body, headers=h)
-        r = conn.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-    finally:
-        conn.close()
-
-
-def as_json(body):
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
-
-
-def submit(key="poseidon3-bn128", priority=None, body=None, retry=True):
-    """Submits; on 429 waits Retry-After and tries again when `retry`. Returns (status, json)."""
-    q = f"/v1/proofs?key={key}" + (f"&priority={priority}" if priority else "")
-    while True:
-        status, headers, data = request("POST", q, body=witness() if body is None else body)
-        if status == 429 and retry:
-            time.sleep(float(headers.get("retry-after", "1")))
-            continue
-        return status, as_json(data), headers
-
-
-def wait_final(job_id, seconds=60):
-    deadline = time.time() + seconds
-    while True:
-        status, _, data = request("GET", f"/v1/proofs/{job_id}?wait=30", timeout=40)
-        j = as_json(data)
-        if status != 200 or j["state"] in ("done", "failed", "cancelled") or time.time() > deadline:
-            return status, j
-
-
-def write_outputs(job, out_dir):
-    os.makedirs(out_dir, exist_ok=True)
-    proof, public = os.path.join(out_dir, "proof.json"), os.path.join(out_dir, "public.json")
-    with open(proof, "w") as f:
-        json.dump(job["proof"], f, indent=1)
-    with open(public, "w") as f:
-        json.dump(job["public"], f, indent=1)
-    return proof, public
-
-
-def pacer_verify(vkey, proof, public):
-    return subprocess.run([A.pacer, "verify", "--vkey", vkey, "--proof", proof, "--public", public],
-                          capture_output=True, text=True).returncode == 0
-
-
-def snarkjs_verify(vkey, proof, public):
-    snarkjs = os.path.join(A.src, "tests/oracle/node_modules/.bin/snarkjs")
-    r = subprocess.run([snarkjs, "groth16", "verify", vkey, public, proof], capture_output=True, text=True)
-    return r.returncode == 0 and "OK!" in r.stdout
-
-
-def one_line_error(status, data, want_status, what):
-    j = as_json(data)
-    good = (status == want_status and isinstance(j, dict) and isinstance(j.get("error"), str)
-            and "\n" not in j["error"] and j["error"])
-    check(good, f"{what}: {want_status} with a one-line reason" + (f" ({j['error']})" if good else ""),
-          f"(got {status}: {data[:300]!r})")
-
-
-def metric(text, name):
-    m = re.search(r"^" + re.escape(name) + r" (\S+)$", text, re.M)
-    return float(m.group(1)) if m else None
-
-
-def still_serving(what):
-    status, j, _ = submit(key="mul3-bn128", body=witness("mul3"))
-    if status != 202:
-        return fail(f"after {what}: a good proof was refused ({status} {j})")
-    status, job = wait_final(j["id"])
-    check(status == 200 and job["state"] == "done", f"after {what}: the daemon still proves", f"({status} {job})")
+import serve_common
+import serve_hostile
+from serve_common import (A, as_json, check, daemon_log, fail, fixture, metric, ok, one_line_error, pacer_verify,
+                          request, snarkjs_verify, still_serving, submit, wait_final, witness, write_outputs)
 
 
 # --- cases
@@ -171,6 +58,13 @@ def case_roundtrip():
     st = as_json(data)
     check(status == 200 and st["state"] == "serving" and any(k["id"] == "poseidon3-bn128" for k in st["keys"])
           and "allocator" in st and "memory" in st and "devices" in st["backend"], "GET /v1/status", f"({st})")
+    # The access log: one line per request, with method, target, status, bytes and time.
+    time.sleep(0.2)
+    lines = [line for line in daemon_log().splitlines() if "access: 127.0.0.1:" in line]
+    submitted = [line for line in lines if '"POST /v1/proofs?key=poseidon3-bn128" 202 ' in line]
+    check(len(submitted) == 1 and re.search(r" 202 \d+ B [\d.]+ ms", submitted[0]),
+          "the access log has the submission: method, target, status, bytes, ms", f"({submitted[:1]})")
+    check(len(lines) >= 24, f"... and a line for each of the {len(lines)} requests")
 
 
 def case_concurrent(n=200):
@@ -343,6 +237,14 @@ def case_token():
         one_line_error(status, data, 401, what)
     status, _, data = request("GET", "/metrics")
     check(status == 200, "the right token is let in")
+    # The scheme is case-insensitive (RFC 9110), and one or more spaces may follow it.
+    for header in (f"bearer {A.token}", f"BEARER   {A.token}", f"BeArEr {A.token}"):
+        status, _, data = request("GET", "/v1/status", headers={"Authorization": header})
+        check(status == 200, f"Authorization: {header.split()[0]} ... is let in ({status})")
+    for header, what in ((f"Basic {A.token}", "another scheme"), (f"Bearer{A.token}", "no space after the scheme"),
+                         (f"Bearer {A.token}x", "a longer token"), (f"Bearer {A.token[:-1]}", "a prefix of it")):
+        status, _, data = request("GET", "/v1/status", headers={"Authorization": header})
+        one_line_error(status, data, 401, what)
     still_serving("refused tokens")
 
 
@@ -363,8 +265,8 @@ def case_slow_client():
     s.close()
 
 
-def case_shutdown():
-    # serve.sh: jobs_in_flight = 1. Many proofs, a long-poll on each, then SIGTERM.
+def case_shutdown(sig=signal.SIGTERM):
+    # serve.sh: jobs_in_flight = 1. Many proofs, a long-poll on each, then SIGTERM (or SIGHUP).
     ids = [submit()[1]["id"] for _ in range(40)]
     results = {}
 
@@ -375,13 +277,17 @@ def case_shutdown():
     for t in threads:
         t.start()
     time.sleep(0.2)
-    os.kill(A.pid, signal.SIGTERM)
+    os.kill(A.pid, sig)
     time.sleep(0.1)
+    name = signal.Signals(sig).name
     try:
         status, j, _ = submit(retry=False)
-        check(status == 503, f"a submission after SIGTERM is refused ({status})")
+        check(status == 503, f"a submission after {name} is refused ({status})")
+        time.sleep(0.3)
+        check(any(" 503 " in line and "shutting down" in line and "error" in line for line in daemon_log().splitlines()),
+              "the 503 is logged as an error, with its reason")
     except OSError as e:
-        ok(f"a submission after SIGTERM finds the daemon gone ({e.__class__.__name__})")
+        ok(f"a submission after {name} finds the daemon gone ({e.__class__.__name__})")
     for t in threads:
         t.join(70)
     states = [results.get(i, (0, None))[1] for i in ids]
@@ -395,6 +301,11 @@ def case_shutdown():
 # serve.sh: shutdown_grace_s = 0: the proof in flight is reported cancelled at once and the
 # daemon leaves without waiting for it.
 case_shutdown_without_grace = case_shutdown
+
+
+def case_shutdown_sighup():
+    # A closed terminal or a supervisor's reload: SIGHUP drains as SIGTERM does.
+    case_shutdown(signal.SIGHUP)
 
 
 def case_expiry():
@@ -436,7 +347,6 @@ def case_device_lost(n=4):
 
 
 def main():
-    global A, CIRCUITS
     p = argparse.ArgumentParser()
     p.add_argument("case")
     p.add_argument("--port", type=int, required=True)
@@ -445,10 +355,10 @@ def main():
     p.add_argument("--pacer", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--token", default="")
-    A = p.parse_args()
-    CIRCUITS = os.path.join(A.src, "examples/circuits")
-    globals()["case_" + A.case]()
-    sys.exit(1 if FAILED else 0)
+    vars(A).update(vars(p.parse_args()))
+    case = globals().get("case_" + A.case) or getattr(serve_hostile, "case_" + A.case)
+    case()
+    raise SystemExit(1 if serve_common.FAILED else 0)
 
 
 if __name__ == "__main__":

@@ -236,7 +236,7 @@ TEST_CASE("config: wrong types and bad values are one-line errors naming key and
   CHECK_THAT(load_error("[server]\nmax_queued = 0\n"),
              Equals("config.toml:2: [server] max_queued must be between 1 and 1000000, got 0"));
   CHECK_THAT(load_error("[server]\ntoken = 5\n"), Equals("config.toml:2: [server] token must be a string, got integer"));
-  CHECK_THAT(load_error("[server]\nport = 5\n"), Contains("config.toml:2: unknown key 'port' in [server] (known: listen, "));
+  CHECK_THAT(load_error("[server]\nport = 5\n"), Contains("config.toml:2: unknown key 'port' in [server] (known: access_log, allow_no_token, listen, "));
   CHECK_THAT(load_error("[keys]\nid = \"a\"\n"), Contains("config.toml:1: keys must be an array of tables ([[keys]])"));
   CHECK_THAT(load_error("[[keys]]\nid = \"a\"\n"), Equals("config.toml:1: [[keys]] #1 needs zkey = \"path/to/circuit.zkey\""));
   CHECK_THAT(load_error("[[keys]]\nzkey = \"a\"\n"), Equals("config.toml:1: [[keys]] #1 needs id = \"...\""));

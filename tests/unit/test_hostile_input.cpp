@@ -27,79 +27,18 @@
 #include "pacer/math/curves.hpp"
 #include "pacer/thread_pool.hpp"
 
+#include "hostile_helpers.hpp"
+
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
-using Bytes = std::vector<char>;
-
-// The call throws pacer::InputError whose one-line message contains every fragment.
-#define CHECK_REFUSED(expr, ...)                                                      \
-  do {                                                                                \
-    CHECK_THROWS_AS(expr, pacer::InputError);                                         \
-    for (const std::string& fragment : std::initializer_list<std::string>{__VA_ARGS__}) CHECK_THROWS_WITH(expr, Contains(fragment)); \
-    CHECK_THROWS_WITH(expr, !Contains("\n"));                                         \
-  } while (0)
+using namespace hostile;
 
 namespace {
-
-const fs::path kCircuits = fs::path(PACER_SOURCE_DIR) / "examples" / "circuits";
-const fs::path kMul3Bn = kCircuits / "mul3" / "bn128";
-const fs::path kMul3Bls = kCircuits / "mul3" / "bls12381";
-
-// A fresh folder per test case, removed afterwards.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / ("pacer-hostile-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-  std::string write(const std::string& name, const Bytes& bytes) const {
-    std::ofstream(dir / name, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));
-    return path(name);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    return write(name, Bytes(text.begin(), text.end()));
-  }
-  std::string fifo(const std::string& name) const {
-    REQUIRE(::mkfifo(path(name).c_str(), 0600) == 0);
-    return path(name);
-  }
-};
-
-Bytes read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  REQUIRE(in.good());
-  return Bytes(std::istreambuf_iterator<char>(in), {});
-}
 
 void put_u32(Bytes& b, uint64_t at, uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
 
 uint64_t section_offset(const fs::path& file, std::string_view magic, uint32_t id) {
   return pacer::BinFile(file.string(), magic, 2).sections().at(id).first;
-}
-
-// "Refused within a second or two": the seconds one call takes to throw InputError (measured once,
-// apart from CHECK_REFUSED, which runs the call once per fragment). Generous: the sanitizer job
-// and a loaded CI machine are slow; what it guards against took minutes or forever.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kQuickSeconds = 10.0;  // ASan: a 60 KiB config alone parses ~10 times slower
-#else
-constexpr double kQuickSeconds = 2.0;
-#endif
-template <class Fn>
-double refusal_seconds(Fn&& fn) {
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    fn();
-  } catch (const pacer::InputError&) {
-  }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace

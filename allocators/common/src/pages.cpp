@@ -1,6 +1,7 @@
 #include "pacer/alloc/pages.hpp"
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #include <cerrno>
@@ -150,6 +151,19 @@ std::string thp_mode() {
   const size_t open = text.find('['), close = text.find(']');
   if (open == std::string::npos || close == std::string::npos || close < open) return "";
   return text.substr(open + 1, close - open - 1);
+}
+
+bool thp_disabled_for_process() { return ::prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1; }
+
+std::string why_no_thp() {
+  if (thp_disabled_for_process())
+    return "transparent huge pages are disabled for this process (prctl PR_SET_THP_DISABLE, inherited from the "
+           "process that started it: a parent, a container runtime or a systemd unit); blocks get 4 KiB pages";
+  const std::string mode = thp_mode();
+  if (mode == "always" || mode == "madvise") return "";
+  return fmt::format("transparent huge pages are {} on this kernel; blocks get 4 KiB pages (echo madvise > "
+                     "/sys/kernel/mm/transparent_hugepage/enabled as root)",
+                     mode.empty() ? "not available" : "\"" + mode + "\"");
 }
 
 HugetlbPool hugetlb_pool(size_t page_bytes) {

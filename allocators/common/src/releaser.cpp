@@ -1,5 +1,7 @@
 #include "pacer/alloc/releaser.hpp"
 
+#include "pacer/thread_guard.hpp"
+
 namespace pacer::alloc {
 
 Releaser::Releaser(ReleasePolicy policy, uint64_t backlog_cap_bytes)
@@ -27,7 +29,8 @@ void Releaser::release(const Mapping& m) noexcept {
     if (!stop_ && backlog_bytes_ + m.length <= backlog_cap_) {
       if (!thread_.joinable()) {
         try {
-          thread_ = std::thread([this] { run(); });
+          thread_ = std::thread(
+              [this] { call_and_log_exceptions([this] { run(); }, nullptr, "the allocator's release thread"); });
         } catch (...) {  // no thread to be had: release as "immediate" does
           lock.unlock();
           unmap_now(m);

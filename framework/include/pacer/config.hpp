@@ -65,7 +65,9 @@ struct Config {
     unsigned request_timeout_s = 30;        // a request, headers and body, must arrive within this
     unsigned max_wait_s = 300;              // the longest ?wait= long-poll
     unsigned shutdown_grace_s = 30;         // SIGTERM: how long the proofs in flight may still run
-    unsigned max_connections = 1024;        // open connections; more are closed at once
+    unsigned max_connections = 1024;        // open connections; more are closed at once (fewer if the fd limit says so)
+    bool allow_no_token = false;            // listen on a non-loopback address with no token
+    bool access_log = true;                 // one log line per request (5xx are logged regardless)
   } server;
 
   // [witness]: witness generators run from input.json (docs/fullprove.md).

@@ -2,7 +2,9 @@
 // The plugin ABI. A plugin is a shared library that exports, by Boost.DLL alias, two symbols:
 //   pacer_plugin_info   : PluginInfo()                               -- what it is
 //   pacer_plugin_create : <Kind>Factory                              -- makes one object
-// The host checks abi, kind and name before it calls the factory (cf. LLVM's PassPlugin).
+// and, as a mark the host reads from the file before loading it, pacer_plugin_kind_<kind>.
+// The host loads only libraries that export the first two (a library it does not load runs no
+// code), then checks abi, kind and name before it calls the factory (cf. LLVM's PassPlugin).
 #include <boost/dll/alias.hpp>
 #include <cstdint>
 #include <memory>
@@ -62,4 +64,5 @@ template <> struct FactoryOf<PluginKind::scheduler> { using type = SchedulerFact
   }                                                                                                  \
   }                                                                                                  \
   BOOST_DLL_ALIAS(pacer_plugin_exports::pacer_plugin_info_fn, pacer_plugin_info)                     \
-  BOOST_DLL_ALIAS(pacer_plugin_exports::pacer_plugin_create_call, pacer_plugin_create)
+  BOOST_DLL_ALIAS(pacer_plugin_exports::pacer_plugin_create_call, pacer_plugin_create)               \
+  extern "C" BOOST_SYMBOL_EXPORT const char pacer_plugin_kind_##KIND = 1;

@@ -1,6 +1,9 @@
 #pragma once
 // Finds, checks and loads plugins (docs/plugins.md). Every lib*.so on the search path is a
 // candidate; each one ends up loaded or refused with a reason, and `pacer plugins` prints them all.
+// A library is loaded (dlopen, which runs its constructors) only when its file exports Pacer's
+// entry symbols (read from its ELF symbol table first) and, where it says its kind there, only
+// when the command uses plugins of that kind.
 // Objects made by a plugin keep its library loaded (their deleter holds a reference to it), so
 // the code behind a vtable can never be unmapped while the object lives.
 #include <filesystem>
@@ -26,10 +29,16 @@ struct PluginCandidate {
   std::string name, version, summary;
 };
 
+// The kinds of plugin a command makes: every kind but for `pacer plugins` (which lists them all),
+// and none for commands that prove nothing (verify, report), which build no registry at all.
+std::vector<PluginKind> all_plugin_kinds();
+
 class PluginRegistry {
  public:
-  // Scans the folders in order; a folder listed twice (or missing) is harmless.
-  explicit PluginRegistry(std::vector<std::filesystem::path> search_path);
+  // Scans the folders in order; a folder listed twice (or missing) is harmless. A library marked
+  // as a kind that is not in `kinds` is listed but not loaded.
+  explicit PluginRegistry(std::vector<std::filesystem::path> search_path,
+                          std::vector<PluginKind> kinds = all_plugin_kinds());
   ~PluginRegistry();
   PluginRegistry(const PluginRegistry&) = delete;
   PluginRegistry& operator=(const PluginRegistry&) = delete;
@@ -73,6 +82,7 @@ class PluginRegistry {
   const Loaded& find_loaded(PluginKind kind, const std::string& name) const;
 
   std::vector<std::filesystem::path> search_path_;
+  std::vector<PluginKind> kinds_;
   std::vector<PluginCandidate> candidates_;
   std::vector<Loaded> loaded_;
 };

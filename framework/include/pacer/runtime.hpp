@@ -23,7 +23,8 @@ namespace pacer {
 // Real time for schedulers: steady_clock, and timers on one Asio thread of their own.
 class AsioTimekeeper final : public Timekeeper {
  public:
-  AsioTimekeeper();
+  // A timer's callback that throws is logged to `log` (null: stderr); the timers go on.
+  explicit AsioTimekeeper(std::shared_ptr<spdlog::logger> log = nullptr);
   ~AsioTimekeeper() override;  // stop()
   Clock::time_point now() const override;
   void call_at(Clock::time_point when, std::function<void()> fn) override;

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+namespace spdlog { class logger; }
+
 namespace pacer {
 
 class ThreadPool {
@@ -26,8 +28,11 @@ class ThreadPool {
   // The first exception thrown by fn is rethrown here. max_threads (0 = all) caps how many
   // threads work on it, so a plugin can be given part of the shared pool.
   void parallel_for(size_t n, const std::function<void(size_t)>& fn, unsigned max_threads = 0);
-  // Fire-and-forget task (used for overlapping stages of one proof).
+  // Fire-and-forget task (used for overlapping stages of one proof). What it throws is logged
+  // (set_log) and the worker goes on: nothing a task throws ends the process.
   void submit(std::function<void()> task);
+  // Where a task's escaped exception is logged (null: stderr). The logger must outlive the pool.
+  void set_log(spdlog::logger* log) { log_.store(log); }
 
   // While one is alive, parallel_for calls made on this thread are urgent: their helper tasks go
   // to the front of the queue, and helpers of ordinary loops leave at their next index so that a
@@ -73,6 +78,7 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::deque<Task> queue_;
   std::atomic<size_t> urgent_queued_{0};  // urgent tasks not yet started
+  std::atomic<spdlog::logger*> log_{nullptr};
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;

@@ -18,6 +18,7 @@
 #include "pacer/runtime.hpp"
 #include "pacer/witness/generator.hpp"
 #include "rapidsnark_front.hpp"
+#include "request.hpp"
 
 namespace pacer::host::serve {
 
@@ -36,20 +37,20 @@ class Api final : public Handler {
       std::function<size_t()> connections);
 
   std::optional<Response> check_header(const RequestHeader& header) override;
-  void handle(Request request, Respond respond) override;
+  void handle(Request request, Respond respond, OnClientGone on_gone) override;
   Response error(http::status status, const std::string& reason) override;
   void sent(unsigned status) override { metrics_.response(status); }
 
   void set_stopping() { stopping_ = true; }
 
  private:
-  struct Target;
-  void submit(const Target& target, Request& request, Respond& respond);
+  Response refusal(const Refusal& r);
+  Response queue_full(const JobStore::Refused& refused, Priority priority);
+  void submit(const Route& route, Request& request, Respond& respond);
   // Queues the proof the request's body asks for (a job id), or the response that refuses it.
   std::variant<std::string, Response> enqueue(const ServedKey& key, Request& request, Priority priority);
   const ServedKey* find_key(const std::string& id) const;
-  std::string key_ids() const;
-  void get_proof(const std::string& id, const Target& target, Respond& respond);
+  void get_proof(const Route& route, Respond& respond, const OnClientGone& on_gone);
   Response cancel(const std::string& id);
   Response status();
   Response metrics();
@@ -60,6 +61,7 @@ class Api final : public Handler {
   Metrics& metrics_;
   Runtime& runtime_;
   std::vector<ServedKey> keys_;
+  std::vector<std::string> key_ids_;
   const Config::Server& server_;
   std::function<size_t()> connections_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

@@ -26,17 +26,6 @@ std::string_view state_name(JobState s) {
   return names[static_cast<int>(s)];
 }
 
-std::string_view priority_name(Priority p) {
-  constexpr std::string_view names[] = {"low", "normal", "high", "critical"};
-  return names[static_cast<int>(p)];
-}
-
-std::optional<Priority> parse_priority(std::string_view name) {
-  for (int p = 0; p < kPriorityCount; ++p)
-    if (priority_name(static_cast<Priority>(p)) == name) return static_cast<Priority>(p);
-  return std::nullopt;
-}
-
 struct JobStore::Job {
   std::string id, key_id;
   std::shared_ptr<ResidentKey> key;
@@ -75,19 +64,29 @@ std::string JobStore::new_id_locked() {
   }
 }
 
-JobStore::SubmitResult JobStore::submit(std::string key_id, std::shared_ptr<ResidentKey> key, WitnessSource witness,
-                                        bool computes_witness, Priority priority) {
-  std::lock_guard lock(mu_);
-  if (closed_) return Closed{};
+std::optional<JobStore::Refused> JobStore::queue_full_locked(Priority priority) const {
   // The limit bounds the wait of the new job: only jobs that would run before it count, so an
   // urgent job still gets in behind a queue full of ordinary ones.
   size_t ahead = 0;
   for (int p = static_cast<int>(priority); p < kPriorityCount; ++p) ahead += queues_[p].size();
-  if (ahead >= limits_.max_queued) {
-    const double slots_to_free = static_cast<double>(ahead - limits_.max_queued + 1);
-    const double wait = std::ceil(std::max(mean_proof_seconds_, 0.001) * slots_to_free / engine_slots_);
-    return Refused{std::chrono::seconds(static_cast<int64_t>(std::clamp(wait, 1.0, 600.0))), ahead};
-  }
+  if (ahead < limits_.max_queued) return std::nullopt;
+  const double slots_to_free = static_cast<double>(ahead - limits_.max_queued + 1);
+  const double wait = std::ceil(std::max(mean_proof_seconds_, 0.001) * slots_to_free / engine_slots_);
+  return Refused{std::chrono::seconds(static_cast<int64_t>(std::clamp(wait, 1.0, 600.0))), ahead};
+}
+
+JobStore::SubmitResult JobStore::admission(Priority priority) const {
+  std::lock_guard lock(mu_);
+  if (closed_) return Closed{};
+  if (auto refused = queue_full_locked(priority)) return *refused;
+  return Accepted{};
+}
+
+JobStore::SubmitResult JobStore::submit(std::string key_id, std::shared_ptr<ResidentKey> key,
+                                        WitnessSource witness, bool computes_witness, Priority priority) {
+  std::lock_guard lock(mu_);
+  if (closed_) return Closed{};
+  if (auto refused = queue_full_locked(priority)) return *refused;
   auto job = std::make_shared<Job>();
   job->id = new_id_locked();
   job->key_id = std::move(key_id);

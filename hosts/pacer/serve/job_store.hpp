@@ -24,18 +24,15 @@
 #include "metrics.hpp"
 #include "pacer/formats/wtns.hpp"
 #include "pacer/prover.hpp"
+#include "priority.hpp"
 
 namespace spdlog { class logger; }
 
 namespace pacer::host::serve {
 
 enum class JobState : uint8_t { queued, running, done, failed, cancelled };
-enum class Priority : uint8_t { low, normal, high, critical };  // higher runs first
-inline constexpr int kPriorityCount = 4;
 
 std::string_view state_name(JobState s);
-std::string_view priority_name(Priority p);
-std::optional<Priority> parse_priority(std::string_view name);
 inline bool is_final(JobState s) { return s >= JobState::done; }
 
 // A copy of one job, for a response.
@@ -72,6 +69,10 @@ class JobStore {
   struct Refused { std::chrono::seconds retry_after; size_t ahead; };  // queue full: 429
   struct Closed {};                                                   // shutting down: 503
   using SubmitResult = std::variant<Accepted, Refused, Closed>;
+  // What submit() would answer now for a proof of this priority, without taking one: Refused
+  // (queue full) or Closed, else Accepted with no id. Lets a request be refused before its
+  // witness is read.
+  SubmitResult admission(Priority priority) const;
   // `witness` gives the proof's witness; computes_witness: it runs a witness generator, which then
   // runs as the proof's own witness stage (ProveOptions::witness_stage).
   SubmitResult submit(std::string key_id, std::shared_ptr<ResidentKey> key, WitnessSource witness,
@@ -104,6 +105,7 @@ class JobStore {
   // 128 bits from the OS CSPRNG, as 32 hex digits: a job id is its reader's only credential
   // besides the token, so it must not be guessable from ids seen earlier.
   std::string new_id_locked();
+  std::optional<Refused> queue_full_locked(Priority priority) const;
 
   Prover& prover_;
   Metrics& metrics_;

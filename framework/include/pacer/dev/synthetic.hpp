@@ -37,6 +37,14 @@ struct SyntheticCircuit {
   R1cs to_r1cs() const;
 };
 
+// What gen_circuit and the two writers below take, known before anything is generated: the
+// circuit is held whole in memory (wires, coefficients and witness), then streamed to the files.
+struct SyntheticSizes {
+  uint64_t memory_bytes = 0;  // the SyntheticCircuit's vectors
+  uint64_t r1cs_bytes = 0, wtns_bytes = 0;
+};
+SyntheticSizes synthetic_sizes(uint64_t constraints, unsigned density, unsigned n_public);
+
 // Throws InputError when the sizes do not fit the formats (u32 wire and constraint counts) or
 // density is 0 or above 64.
 SyntheticCircuit gen_circuit(CurveId curve, uint64_t constraints, unsigned density, unsigned n_public,

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -46,16 +47,35 @@ class FileWriter {
   const std::string& temp_path() const { return tmp_path_; }
 
  private:
+  friend void commit_together(std::initializer_list<FileWriter*> files);
   void flush();
   void write_all(const std::byte* data, size_t size);
   [[noreturn]] void fail(const std::string& what) const;
+  void placed();  // the temporary file is now the output: nothing to remove
   std::string path_, landing_, tmp_path_;  // landing_: path, or a symlink's target
+  int temp_slot_ = -1;                     // in the list remove_temporary_files_now() reads
   int fd_ = -1;
   std::unique_ptr<std::byte[]> buffer_;  // not zeroed: small files touch only the pages they use
   size_t capacity_, used_ = 0;
   uint64_t flushed_ = 0;
   bool committed_ = false;
 };
+
+// Outputs that belong together (proof.json and public.json; a zkey and its verification key),
+// each closed already, put in place as one: all of them, or none. An output that existed is kept
+// aside (a hard link) until every rename has worked, and put back if one fails; an output that did
+// not exist is removed again. Throws as commit() does.
+void commit_together(std::initializer_list<FileWriter*> files);
+
+// Whether a FileWriter for `path` could create its temporary file: one is made beside the output (or
+// beside a symlink's target) and removed at once. "" when it could, else the reason (strerror).
+// Mode bits and access() do not tell for root, /proc or a read-only mount; trying does.
+std::string cannot_create_beside(const std::string& path);
+
+// Removes the temporary file of every FileWriter open in this process, and nothing else: for a
+// signal handler (it only calls unlink), so that SIGINT during setup or gen-circuit leaves no
+// hidden file of gigabytes beside the output.
+void remove_temporary_files_now() noexcept;
 
 // The iden3 container (§2): magic, version, section count, then (id, u64 size, payload) records.
 // A section's size is patched in when it ends, so payloads of any length stream through.
@@ -133,6 +153,8 @@ class ZkeyWriter {
   void close();
   void commit();
   void finish();
+  // The file underneath, closed by close(): for commit_together() with another output.
+  FileWriter& file() { return out_; }
   const std::string& path() const { return out_.path(); }
   const std::string& temp_path() const { return out_.temp_path(); }
 

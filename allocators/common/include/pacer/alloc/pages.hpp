@@ -57,6 +57,12 @@ std::optional<VmaPages> smaps_of(const void* start);
 
 // /sys/kernel/mm/transparent_hugepage/enabled: "always", "madvise" or "never"; "" when absent.
 std::string thp_mode();
+// Whether THP is switched off for this process (prctl PR_SET_THP_DISABLE, inherited across fork
+// and exec: a parent, a container runtime or a systemd unit may have set it). MADV_HUGEPAGE then
+// does nothing, whatever thp_mode() says.
+bool thp_disabled_for_process();
+// Why THP blocks will get 4 KiB pages here ("" when they may get huge pages): for a warning.
+std::string why_no_thp();
 
 // A hugetlb pool (/sys/kernel/mm/hugepages/hugepages-<N>kB): exists = the kernel has this size.
 struct HugetlbPool {

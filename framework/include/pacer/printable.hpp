@@ -1,0 +1,13 @@
+#pragma once
+// Text that came from outside (a config value, a request, a file) as it may appear in an error or
+// a log line: bytes outside printable ASCII written as \xNN (so no line break splits a one-line
+// error and no escape sequence reaches a terminal), and cut at max_bytes, "..." marking the cut.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace pacer {
+
+std::string printable(std::string_view text, size_t max_bytes = 120);
+
+}  // namespace pacer
