@@ -42,6 +42,12 @@ bool is_listen_address(std::string_view address) {
 
 namespace {
 
+// The schema name goes into SQL text (it cannot be a bound parameter), so only plain names pass.
+bool is_sql_identifier(std::string_view s) {
+  if (s.empty() || s.size() > 40 || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
 // Relative paths in a config mean "relative to the config file", not to the current directory.
 fs::path resolve(const fs::path& config_dir, const std::string& p) {
   return (fs::path(p).is_absolute() ? fs::path(p) : config_dir / p).lexically_normal();
@@ -165,6 +171,25 @@ Config load_config(const fs::path& path) {
     server.max_connections = static_cast<unsigned>(r.get_int("max_connections", server.max_connections, 1, 100'000));
     server.allow_no_token = r.get_bool("allow_no_token", server.allow_no_token);
     server.access_log = r.get_bool("access_log", server.access_log);
+    r.reject_unknown();
+  }
+  if (const toml::value* t = table_at("queue")) {
+    const Params r(*t, "[queue]");
+    auto& q = cfg.queue;
+    q.url = r.get_string("url", "");
+    if (q.url.empty() || q.url.size() > 4096)
+      r.fail(r.find("url") ? *r.find("url") : *t, "url",
+             "must be a PostgreSQL connection string of at most 4096 bytes (postgresql://user@host/db or "
+             "\"host=... dbname=...\")");
+    q.schema = r.get_string("schema", q.schema);
+    if (!is_sql_identifier(q.schema))
+      r.fail(*r.find("schema"), "schema",
+             fmt::format("must be a lowercase SQL name (a-z, 0-9, _; at most 40), got \"{}\"", printable(q.schema, 64)));
+    q.lease_s = static_cast<unsigned>(r.get_int("lease_s", q.lease_s, 2, 86400));
+    q.max_attempts = static_cast<unsigned>(r.get_int("max_attempts", q.max_attempts, 1, 100));
+    q.retention_s = static_cast<unsigned>(r.get_int("retention_s", q.retention_s, 1, 365 * 86400));
+    q.prove_locally = r.get_bool("prove_locally", q.prove_locally);
+    q.verify_proofs = r.get_bool("verify_proofs", q.verify_proofs);
     r.reject_unknown();
   }
   if (const toml::value* t = table_at("witness")) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <condition_variable>
 #include <mutex>
+#include <atomic>
 #include <thread>
 
 #include <boost/asio/io_context.hpp>
@@ -21,6 +22,10 @@
 #include "pacer/logging.hpp"
 #include "pacer/printable.hpp"
 #include "pacer/thread_guard.hpp"
+#include "queue/pg.hpp"
+#include "queue/pg_store.hpp"
+#include "queue/worker.hpp"
+#include "served_keys.hpp"
 #include "serve/api.hpp"
 #include "serve/fd_limit.hpp"
 #include "serve/http_server.hpp"
@@ -42,37 +47,6 @@ struct Options {
 // Threads that run the HTTP side; proving runs on the engine's own threads.
 constexpr unsigned kIoThreads = 2;
 
-std::vector<serve::ServedKey> load_keys(Engine& engine) {
-  const Config& config = engine.config();
-  if (config.keys.empty())
-    throw InputError(fmt::format("serve: {} declares no [[keys]]: the daemon proves only with keys listed there "
-                                 "(see examples/configs/serve.toml)",
-                                 config.source_name()));
-  std::vector<serve::ServedKey> keys;
-  for (const KeyEntry& entry : config.keys) {
-    const auto start = std::chrono::steady_clock::now();
-    auto key = engine.prover().load_key(entry.zkey.string());
-    const ProvingKey& pk = key->key();
-    engine.log()->info("key {}: {} ({}, {} wires, domain {}), resident in {}", entry.id, entry.zkey.string(),
-                       curve_json_name(pk.curve), pk.n_vars, pk.domain_size,
-                       human_duration(std::chrono::steady_clock::now() - start));
-    std::shared_ptr<const witness::Generator> generator;
-    if (!entry.wasm.empty() || !entry.circuit_cpp.empty()) {
-      // Compiled now if the cache has none: the first proof must not wait for a compiler.
-      GeneratorCliOptions generator_options;
-      generator_options.wasm = entry.wasm.string();
-      generator_options.circuit_cpp = entry.circuit_cpp.string();
-      auto opened = open_generator(generator_options, config, engine.log());
-      check_generator_matches(*opened, pk);
-      engine.log()->info("key {}: witness generator {} ({} input values)", entry.id, opened->source().describe(),
-                         opened->input_count());
-      generator = std::move(opened);
-    }
-    keys.push_back({entry.id, entry.zkey.string(), std::move(key), std::move(generator)});
-  }
-  return keys;
-}
-
 int run_serve(const Options& options) {
   Config config = load_config_or_defaults(options.config);
   if (!options.listen.empty()) {
@@ -81,6 +55,10 @@ int run_serve(const Options& options) {
     config.server.listen = options.listen;
   }
   const auto& limits = config.server;
+  const bool durable = config.queue.enabled();
+  if (durable) queue::check_conninfo(config.queue.url, "[queue] url");
+  // A front that proves locally stores only checked proofs, as a worker does.
+  if (durable && config.queue.prove_locally && config.queue.verify_proofs) config.host.verify_proofs = true;
   Engine engine(config, make_logger(config.host.log_level));
   if (!options.port_file.empty()) {
     std::vector<NamedFile> inputs = config_input(options.config);
@@ -102,7 +80,8 @@ int run_serve(const Options& options) {
     log->warn("listening on {} with no token ([server] allow_no_token = true): anyone who can reach it may submit "
               "proofs and read every result", endpoint.address().to_string());
   }
-  std::vector<serve::ServedKey> keys = load_keys(engine);
+  const bool proves_here = !durable || config.queue.prove_locally;
+  std::vector<serve::ServedKey> keys = load_served_keys(engine, proves_here, "serve");
 
   // Before any connection: a daemon whose connections can take every descriptor cannot accept.
   const serve::ConnectionBudget fds = serve::plan_connections(limits.max_connections);
@@ -115,7 +94,31 @@ int run_serve(const Options& options) {
                fds.soft_before, fds.hard, fds.open_now, fds.connections);
 
   serve::Metrics metrics;
-  serve::JobStore store(engine.prover(), metrics, {limits.max_queued, std::chrono::seconds(limits.result_ttl_s)}, log);
+  // [queue]: jobs in PostgreSQL, for every front and worker; else in this process's memory.
+  std::unique_ptr<serve::JobQueue> store_ptr;
+  if (durable)
+    store_ptr = std::make_unique<queue::PgJobQueue>(engine.config().queue, limits.max_queued, log);
+  else
+    store_ptr = std::make_unique<serve::JobStore>(engine.prover(), metrics,
+                                                  serve::JobStore::Limits{limits.max_queued,
+                                                                          std::chrono::seconds(limits.result_ttl_s)},
+                                                  log);
+  serve::JobQueue& store = *store_ptr;
+  // prove_locally: this process is one of the workers too (one process per host).
+  std::atomic<bool> worker_stop{false};
+  std::unique_ptr<queue::Worker> worker;
+  std::thread worker_thread;
+  size_t worker_left = 0;
+  if (durable && config.queue.prove_locally) {
+    std::vector<queue::WorkerKey> worker_keys;
+    for (const auto& k : keys) worker_keys.push_back({k.id, k.key, k.generator});
+    worker = std::make_unique<queue::Worker>(engine.prover(), engine.witness_allocator(), engine.config().queue,
+                                             std::move(worker_keys), log);
+    worker_thread = std::thread([&] {
+      call_and_log_exceptions([&] { worker_left = worker->run(worker_stop, std::chrono::seconds(limits.shutdown_grace_s)); },
+                              log.get(), "the in-process worker");
+    });
+  }
   serve::HttpServer* server_ptr = nullptr;
   serve::Api api(io, store, metrics, engine, std::move(keys), [&server_ptr] { return server_ptr ? server_ptr->connections() : 0; });
   serve::HttpServer server(
@@ -178,7 +181,12 @@ int run_serve(const Options& options) {
       lock.lock();
     }
   }
-  const size_t abandoned = store.abandon_running(
+  if (worker) {
+    worker_stop = true;
+    worker->wake();
+    worker_thread.join();
+  }
+  const size_t abandoned = worker_left + store.abandon_running(
       fmt::format("cancelled: the daemon stopped before the proof finished ([server] shutdown_grace_s = {})",
                   limits.shutdown_grace_s));
   // The answers to clients waiting on those final states go out before the sockets close.
@@ -187,9 +195,15 @@ int run_serve(const Options& options) {
   io.stop();
   for (auto& t : io_threads) t.join();
 
-  const serve::StoreCounts c = store.counts();
-  log->info("stopped: {} done, {} failed, {} cancelled ({} of them still running when the grace period ended)", c.done,
-            c.failed, c.cancelled, abandoned);
+  if (durable) {
+    // The jobs stay in the database for the other fronts and the workers.
+    log->info("stopped ({} proof{} of the in-process worker left unfinished, given back to the queue)", worker_left,
+              worker_left == 1 ? "" : "s");
+  } else {
+    const serve::StoreCounts c = store.counts();
+    log->info("stopped: {} done, {} failed, {} cancelled ({} of them still running when the grace period ended)",
+              c.done, c.failed, c.cancelled, abandoned);
+  }
   if (abandoned > 0) {
     // The engine cannot stop a proof midway, and destroying it would wait for them: leave now.
     log->flush();

@@ -34,6 +34,8 @@ Subcommand add_bench_command(CLI::App& root);
 Subcommand add_verify_command(CLI::App& root);
 Subcommand add_report_command(CLI::App& root);
 Subcommand add_serve_command(CLI::App& root);
+Subcommand add_worker_command(CLI::App& root);
+Subcommand add_queue_command(CLI::App& root);
 Subcommand add_witness_command(CLI::App& root);
 
 // Adds the --config FILE option every subcommand takes; `path` stays empty without it.

@@ -55,6 +55,8 @@ int run(int argc, char** argv) {
       pacer::host::add_verify_command(app),
       pacer::host::add_report_command(app),
       pacer::host::add_serve_command(app),
+      pacer::host::add_worker_command(app),
+      pacer::host::add_queue_command(app),
   };
 
   // CLI11 would say only "A subcommand is required" for a misspelt one; name it and the choices.

@@ -193,7 +193,7 @@ TEST_CASE("config: unknown tables and keys name the key, the line and what is kn
                     "plugin_dirs, threads, verify_proofs)"));
   CHECK_THAT(load_error("\n[hots]\nthreads = 4\n"),
              Equals("config.toml:2: unknown table [hots] (known: allocator, backend, host, keys, pipeline, "
-                    "scheduler, server, staging, witness)"));
+                    "queue, scheduler, server, staging, witness)"));
   CHECK_THAT(load_error("threads = 4\n"), Contains("config.toml:1: unknown key 'threads' at top level"));
   CHECK_THAT(load_error("[backend]\nplugin = \"cpu\"\nparam = {}\n"),
              Equals("config.toml:3: unknown key 'param' in [backend] (known: params, plugin)"));

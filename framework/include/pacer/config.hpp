@@ -70,6 +70,19 @@ struct Config {
     bool access_log = true;                 // one log line per request (5xx are logged regardless)
   } server;
 
+  // [queue]: the PostgreSQL job store shared by fronts (`pacer serve`) and workers (`pacer worker`)
+  // (docs/scale-out.md). Absent: the daemon keeps its jobs in memory, one host.
+  struct Queue {
+    std::string url;                 // libpq connection string (URI or key=value); empty = no [queue]
+    std::string schema = "pacer";    // the database schema that holds the queue's tables
+    unsigned lease_s = 30;           // a leased job returns to the queue this long after its worker's last renewal
+    unsigned max_attempts = 3;       // a job that fails (or loses its worker) this often ends failed
+    unsigned retention_s = 86400;    // a final job (its result) is deleted this long after it ended
+    bool prove_locally = false;      // `pacer serve`: also run a worker in the daemon's process
+    bool verify_proofs = true;       // a worker verifies each proof before it stores it
+    bool enabled() const { return !url.empty(); }
+  } queue;
+
   // [witness]: witness generators run from input.json (docs/fullprove.md).
   struct WitnessSettings {
     std::filesystem::path cache_dir;  // compiled generators; empty: $XDG_CACHE_HOME/pacer or ~/.cache/pacer
@@ -90,6 +103,16 @@ Config default_config();
 Config load_config(const std::filesystem::path& path);
 
 std::string_view release_policy_name(ReleasePolicy p);
+
+// A libpq connection string with its password replaced by "***" (URI user:password@ and
+// ?password=, key=value password=...), for every message that shows one. Unparseable text is
+// masked conservatively: nothing after a "password" keyword or between ':' and '@' survives.
+std::string mask_conninfo(std::string_view conninfo);
+// The password a connection string carries ("" if none), so that messages from elsewhere (libpq)
+// can be scrubbed of it too.
+std::string conninfo_password(std::string_view conninfo);
+// `text` with every occurrence of `secret` replaced by "***" (nothing when `secret` is empty).
+std::string scrub_secret(std::string text, std::string_view secret);
 
 // "host:port" with a port of 0-65535 ([server] listen, pacer serve --listen).
 bool is_listen_address(std::string_view address);

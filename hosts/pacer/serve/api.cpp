@@ -63,7 +63,7 @@ uint64_t resident_bytes() {
 
 }  // namespace
 
-Api::Api(asio::io_context& io, JobStore& store, Metrics& metrics, Runtime& runtime, std::vector<ServedKey> keys,
+Api::Api(asio::io_context& io, JobQueue& store, Metrics& metrics, Runtime& runtime, std::vector<ServedKey> keys,
          std::function<size_t()> connections)
     : io_(io),
       store_(store),
@@ -118,6 +118,8 @@ void Api::handle(Request request, Respond respond, OnClientGone on_gone) {
       case Route::Kind::rapidsnark_cancel: return respond(rapidsnark_.cancel());
     }
     respond(error(http::status::internal_server_error, "unreachable: a route without a handler"));
+  } catch (const QueueUnavailable& e) {
+    respond(unavailable(e));
   } catch (const std::exception& e) {
     respond(error(http::status::internal_server_error, e.what()));
   } catch (...) {
@@ -125,7 +127,14 @@ void Api::handle(Request request, Respond respond, OnClientGone on_gone) {
   }
 }
 
-Response Api::queue_full(const JobStore::Refused& refused, Priority priority) {
+Response Api::unavailable(const QueueUnavailable& e) {
+  // Clients retry; the store reconnects with backoff meanwhile.
+  Response r = error(http::status::service_unavailable, fmt::format("the job queue is unreachable now: {}", e.what()));
+  r.set(http::field::retry_after, "2");
+  return r;
+}
+
+Response Api::queue_full(const JobQueue::Refused& refused, Priority priority) {
   Response r = error(http::status::too_many_requests,
                      fmt::format("queue full: {} proofs of priority {} or higher are waiting ([server] max_queued = "
                                  "{}); retry after {} s",
@@ -156,8 +165,8 @@ std::variant<std::string, Response> Api::enqueue(const ServedKey& key, Request& 
   // Refusals come before the body is read into the allocator, so that a refused body never takes
   // (pooled) memory: a full queue first, then the body against the key.
   const auto admission = store_.admission(priority);
-  if (const auto* refused = std::get_if<JobStore::Refused>(&admission)) return queue_full(*refused, priority);
-  if (std::holds_alternative<JobStore::Closed>(admission))
+  if (const auto* refused = std::get_if<JobQueue::Refused>(&admission)) return queue_full(*refused, priority);
+  if (std::holds_alternative<JobQueue::Closed>(admission))
     return error(http::status::service_unavailable, "the daemon is shutting down and takes no new proofs");
 
   // "application/json; charset=utf-8" too: the media type before any parameter, any case.
@@ -170,6 +179,9 @@ std::variant<std::string, Response> Api::enqueue(const ServedKey& key, Request& 
     return error(http::status::bad_request, input_json ? "the body must be the circuit's input.json"
                                                        : "the body must be the witness: the bytes of a .wtns file (or, "
                                                          "with Content-Type: application/json, the circuit's input.json)");
+  // A durable store keeps the body as sent (a worker elsewhere parses it again); it is still read
+  // here, so that a bad one is refused now rather than failing on a worker.
+  std::string body_copy = store_.durable() ? request.body() : std::string();
   WitnessSource source;
   if (input_json) {
     if (!key.generator)
@@ -193,7 +205,7 @@ std::variant<std::string, Response> Api::enqueue(const ServedKey& key, Request& 
       return std::make_shared<const Witness>(generator->compute(*inputs, allocator));
     };
   } else {
-    const ProvingKey& pk = key.key->key();
+    const ProvingKey& pk = *key.header;
     std::shared_ptr<const Witness> witness;
     try {
       witness = std::make_shared<const Witness>(read_wtns_bytes(
@@ -216,9 +228,10 @@ std::variant<std::string, Response> Api::enqueue(const ServedKey& key, Request& 
     source = [witness] { return witness; };
   }
 
-  const auto result = store_.submit(key.id, key.key, std::move(source), input_json, priority);
-  if (const auto* accepted = std::get_if<JobStore::Accepted>(&result)) return accepted->id;
-  if (const auto* refused = std::get_if<JobStore::Refused>(&result)) return queue_full(*refused, priority);
+  Submission submission{key.id, key.key, std::move(source), std::move(body_copy), input_json, priority};
+  const auto result = store_.submit(std::move(submission));
+  if (const auto* accepted = std::get_if<JobQueue::Accepted>(&result)) return accepted->id;
+  if (const auto* refused = std::get_if<JobQueue::Refused>(&result)) return queue_full(*refused, priority);
   return error(http::status::service_unavailable, "the daemon is shutting down and takes no new proofs");
 }
 
@@ -277,24 +290,31 @@ void Api::get_proof(const Route& route, Respond& respond, const OnClientGone& on
       if (*gone) return respond(error(http::status::request_timeout, "the client went away"));  // nobody reads it
       try {  // a timer handler: what escapes it ends io.run()
         respond(job_response(id));
+      } catch (const QueueUnavailable& e) {
+        respond(unavailable(e));
       } catch (const std::exception& e) {
         respond(error(http::status::internal_server_error, e.what()));
       }
     });
-    if (!store_.when_final(id, wake)) timer->cancel();  // final already, or unknown: answer now
+    bool waiting = false;
+    try {
+      waiting = store_.when_final(id, wake);
+    } catch (const std::exception&) {  // the store is unreachable: answered (503) from the handler
+    }
+    if (!waiting) timer->cancel();  // final already, or unknown: answer now
   });
 }
 
 Response Api::cancel(const std::string& id) {
   switch (store_.cancel(id)) {
-    case JobStore::CancelResult::unknown: return job_response(id);  // 404
-    case JobStore::CancelResult::cancelled: return job_response(id);
-    case JobStore::CancelResult::cancelling: {
+    case JobQueue::CancelResult::unknown: return job_response(id);  // 404
+    case JobQueue::CancelResult::cancelled: return job_response(id);
+    case JobQueue::CancelResult::cancelling: {
       Response r = job_response(id);
       r.result(http::status::accepted);  // final once the engine lets the proof go
       return r;
     }
-    case JobStore::CancelResult::already_final: {
+    case JobQueue::CancelResult::already_final: {
       const auto job = store_.find(id);
       return error(http::status::conflict, fmt::format("proof {} is {} already", printable(id, 64),
                                                        job ? state_name(job->state) : "gone"));
@@ -314,13 +334,13 @@ Response Api::status() {
   for (int p = kPriorityCount - 1; p >= 0; --p) by_priority[std::string(priority_name(static_cast<Priority>(p)))] = c.queued[p];
   json keys = json::array();
   for (const auto& k : keys_) {
-    const ProvingKey& pk = k.key->key();
+    const ProvingKey& pk = *k.header;
     keys.push_back({{"id", k.id}, {"zkey", k.zkey}, {"curve", curve_json_name(pk.curve)}, {"n_vars", pk.n_vars},
                     {"n_public", pk.n_public}, {"domain_size", pk.domain_size}});
   }
   json alloc_json{{"plugin", config.allocator.plugin}};
   for_each_stat(alloc, [&](const char* name, uint64_t value) { alloc_json[name] = value; });
-  const json body{
+  json body{
       {"state", stopping_ ? "stopping" : "serving"},
       {"uptime_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count()},
       {"queue", {{"queued", c.queued_total()}, {"by_priority", by_priority}, {"max_queued", server_.max_queued}}},
@@ -337,6 +357,7 @@ Response Api::status() {
       {"memory", {{"resident_bytes", resident_bytes()}, {"engine_budget_bytes", prover.memory_budget_bytes()}}},
       {"connections", connections_()},
   };
+  if (const std::string queue = store_.status_json(); !queue.empty()) body["queue_store"] = json::parse(queue);
   return json_response(http::status::ok, body);
 }
 

@@ -12,7 +12,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "http_server.hpp"
-#include "job_store.hpp"
+#include "job_queue.hpp"
 #include "metrics.hpp"
 #include "pacer/config.hpp"
 #include "pacer/runtime.hpp"
@@ -22,18 +22,20 @@
 
 namespace pacer::host::serve {
 
-// A [[keys]] entry, resident on the backend for the daemon's life.
+// A [[keys]] entry: its header (curve, sizes) checks submissions; resident on the backend for the
+// daemon's life when this process proves.
 struct ServedKey {
   std::string id;
   std::string zkey;
-  std::shared_ptr<ResidentKey> key;
+  std::shared_ptr<const ProvingKey> header;
+  std::shared_ptr<ResidentKey> key;  // null at a front that leaves proving to workers
   // The circuit's witness generator ([[keys]] wasm / circuit_cpp): proofs from input.json. May be null.
   std::shared_ptr<const witness::Generator> generator;
 };
 
 class Api final : public Handler {
  public:
-  Api(boost::asio::io_context& io, JobStore& store, Metrics& metrics, Runtime& runtime, std::vector<ServedKey> keys,
+  Api(boost::asio::io_context& io, JobQueue& store, Metrics& metrics, Runtime& runtime, std::vector<ServedKey> keys,
       std::function<size_t()> connections);
 
   std::optional<Response> check_header(const RequestHeader& header) override;
@@ -45,7 +47,8 @@ class Api final : public Handler {
 
  private:
   Response refusal(const Refusal& r);
-  Response queue_full(const JobStore::Refused& refused, Priority priority);
+  Response unavailable(const QueueUnavailable& e);
+  Response queue_full(const JobQueue::Refused& refused, Priority priority);
   void submit(const Route& route, Request& request, Respond& respond);
   // Queues the proof the request's body asks for (a job id), or the response that refuses it.
   std::variant<std::string, Response> enqueue(const ServedKey& key, Request& request, Priority priority);
@@ -57,7 +60,7 @@ class Api final : public Handler {
   Response job_response(const std::string& id);
 
   boost::asio::io_context& io_;
-  JobStore& store_;
+  JobQueue& store_;
   Metrics& metrics_;
   Runtime& runtime_;
   std::vector<ServedKey> keys_;

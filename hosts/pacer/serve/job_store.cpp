@@ -21,9 +21,16 @@ double unix_seconds(std::chrono::system_clock::time_point t) {
 
 }  // namespace
 
-std::string_view state_name(JobState s) {
-  constexpr std::string_view names[] = {"queued", "running", "done", "failed", "cancelled"};
-  return names[static_cast<int>(s)];
+namespace {
+constexpr std::string_view kStateNames[] = {"queued", "running", "done", "failed", "cancelled"};
+}
+
+std::string_view state_name(JobState s) { return kStateNames[static_cast<int>(s)]; }
+
+std::optional<JobState> parse_state(std::string_view name) {
+  for (int s = 0; s < 5; ++s)
+    if (kStateNames[s] == name) return static_cast<JobState>(s);
+  return std::nullopt;
 }
 
 struct JobStore::Job {
@@ -82,17 +89,17 @@ JobStore::SubmitResult JobStore::admission(Priority priority) const {
   return Accepted{};
 }
 
-JobStore::SubmitResult JobStore::submit(std::string key_id, std::shared_ptr<ResidentKey> key,
-                                        WitnessSource witness, bool computes_witness, Priority priority) {
+JobStore::SubmitResult JobStore::submit(Submission submission) {
+  const Priority priority = submission.priority;
   std::lock_guard lock(mu_);
   if (closed_) return Closed{};
   if (auto refused = queue_full_locked(priority)) return *refused;
   auto job = std::make_shared<Job>();
   job->id = new_id_locked();
-  job->key_id = std::move(key_id);
-  job->key = std::move(key);
-  job->witness = std::move(witness);
-  job->computes_witness = computes_witness;
+  job->key_id = std::move(submission.key_id);
+  job->key = std::move(submission.key);
+  job->witness = std::move(submission.witness);
+  job->computes_witness = submission.computes_witness;
   job->priority = priority;
   job->submitted = SteadyClock::now();
   job->submitted_at = unix_seconds(std::chrono::system_clock::now());

@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "job_queue.hpp"
 #include "metrics.hpp"
 #include "pacer/formats/wtns.hpp"
 #include "pacer/prover.hpp"
@@ -30,31 +31,7 @@ namespace spdlog { class logger; }
 
 namespace pacer::host::serve {
 
-enum class JobState : uint8_t { queued, running, done, failed, cancelled };
-
-std::string_view state_name(JobState s);
-inline bool is_final(JobState s) { return s >= JobState::done; }
-
-// A copy of one job, for a response.
-struct JobView {
-  std::string id, key;
-  Priority priority = Priority::normal;
-  JobState state = JobState::queued;
-  bool cancel_requested = false;
-  // Unix time in seconds (0: not yet).
-  double submitted_at = 0, started_at = 0, ended_at = 0;
-  std::array<double, kStageCount> stage_seconds{};  // wall time per stage, waits included
-  std::string proof_json, public_json, error;
-  unsigned attempts = 1;  // 2: a backend device failed under it and it ran again on another
-};
-
-struct StoreCounts {
-  std::array<size_t, kPriorityCount> queued{};
-  size_t running = 0, done = 0, failed = 0, cancelled = 0;  // done/failed/cancelled: kept now
-  size_t queued_total() const { return queued[0] + queued[1] + queued[2] + queued[3]; }
-};
-
-class JobStore {
+class JobStore final : public JobQueue {
  public:
   struct Limits {
     unsigned max_queued = 1024;      // jobs that may wait at or ahead of a new one's priority
@@ -65,37 +42,29 @@ class JobStore {
   JobStore(const JobStore&) = delete;
   JobStore& operator=(const JobStore&) = delete;
 
-  struct Accepted { std::string id; };
-  struct Refused { std::chrono::seconds retry_after; size_t ahead; };  // queue full: 429
-  struct Closed {};                                                   // shutting down: 503
-  using SubmitResult = std::variant<Accepted, Refused, Closed>;
   // What submit() would answer now for a proof of this priority, without taking one: Refused
   // (queue full) or Closed, else Accepted with no id. Lets a request be refused before its
   // witness is read.
-  SubmitResult admission(Priority priority) const;
-  // `witness` gives the proof's witness; computes_witness: it runs a witness generator, which then
-  // runs as the proof's own witness stage (ProveOptions::witness_stage).
-  SubmitResult submit(std::string key_id, std::shared_ptr<ResidentKey> key, WitnessSource witness,
-                      bool computes_witness, Priority priority);
+  SubmitResult admission(Priority priority) const override;
+  SubmitResult submit(Submission submission) override;
 
-  std::optional<JobView> find(const std::string& id) const;
+  std::optional<JobView> find(const std::string& id) const override;
   // Calls `wake` (from any thread) once the job is final and returns true; returns false, without
   // calling it, when the job is final already or unknown.
-  bool when_final(const std::string& id, std::function<void()> wake);
+  bool when_final(const std::string& id, std::function<void()> wake) override;
 
-  enum class CancelResult { unknown, cancelled, cancelling, already_final };
   // A queued job is cancelled at once; a running one when the engine lets it go (its proof dropped).
-  CancelResult cancel(const std::string& id);
+  CancelResult cancel(const std::string& id) override;
 
   // Forgets final jobs that ended more than result_ttl ago.
-  void expire();
-  StoreCounts counts() const;
+  void expire() override;
+  StoreCounts counts() const override;
 
   // Shutdown: refuse new jobs and cancel the queued ones (reason in their error).
-  void close(const std::string& reason);
-  size_t running() const;
+  void close(const std::string& reason) override;
+  size_t running() const override;
   // Marks every job still running as cancelled (the engine may still finish it; its proof is dropped).
-  size_t abandon_running(const std::string& reason);
+  size_t abandon_running(const std::string& reason) override;
 
  private:
   struct Job;

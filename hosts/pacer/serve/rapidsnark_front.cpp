@@ -18,7 +18,7 @@ Response json_response(const json& body) {
 
 }  // namespace
 
-RapidsnarkFront::RapidsnarkFront(JobStore& store, Enqueue enqueue, ErrorResponse error)
+RapidsnarkFront::RapidsnarkFront(JobQueue& store, Enqueue enqueue, ErrorResponse error)
     : store_(store), enqueue_(std::move(enqueue)), error_(std::move(error)) {}
 
 Response RapidsnarkFront::input(const std::string& circuit, Request& request) {

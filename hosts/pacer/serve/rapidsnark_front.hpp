@@ -11,7 +11,7 @@
 #include <variant>
 
 #include "http_server.hpp"
-#include "job_store.hpp"
+#include "job_queue.hpp"
 
 namespace pacer::host::serve {
 
@@ -21,7 +21,7 @@ class RapidsnarkFront {
   using Enqueue = std::function<std::variant<std::string, Response>(const std::string& key_id, Request& request)>;
   using ErrorResponse = std::function<Response(http::status, const std::string&)>;
 
-  RapidsnarkFront(JobStore& store, Enqueue enqueue, ErrorResponse error);
+  RapidsnarkFront(JobQueue& store, Enqueue enqueue, ErrorResponse error);
 
   Response input(const std::string& circuit, Request& request);
   Response status();
@@ -29,7 +29,7 @@ class RapidsnarkFront {
 
  private:
   Response status_of(const std::string& id);
-  JobStore& store_;
+  JobQueue& store_;
   Enqueue enqueue_;
   ErrorResponse error_;
   std::mutex mu_;
