@@ -7,6 +7,7 @@ PostgreSQL cluster (pg_cluster.py), on the cpu backend and the shipped poseidon3
             with Retry-After meanwhile) and the front is SIGKILLed and another started. Every job
             ends done, its result stored exactly once, every proof verifies; the connection string's
             password appears in no output; `pacer queue status` shows the live workers.
+  prove_locally  a front with [queue] prove_locally = true proves its jobs in-process, no worker.
   bad_url   a connection string libpq cannot parse, and one the server refuses: exit 2 with a
             one-line reason and never the password, for `pacer worker` and `pacer serve`.
 
@@ -44,10 +45,10 @@ class Run:
         with open(os.path.join(fixture, "witness.wtns"), "rb") as f:
             self.witness = f.read()
 
-    def config(self, name, url, extra=""):
+    def config(self, name, url, extra="", queue_extra=""):
         path = os.path.join(self.work, name + ".toml")
         with open(path, "w") as f:
-            f.write(f'[queue]\nurl = "{url}"\nlease_s = 3\nmax_attempts = 5\n'
+            f.write(f'[queue]\nurl = "{url}"\nlease_s = 3\nmax_attempts = 5\n{queue_extra}'
                     f'[server]\nlisten = "127.0.0.1:0"\nshutdown_grace_s = 5\n{extra}\n'
                     f'[[keys]]\nid = "{KEY}"\nzkey = "{self.zkey}"\n')
         return path
@@ -242,6 +243,13 @@ def scenario(run, cluster):
     check(status == 200 and q.get("store") == "postgresql" and q.get("live_workers", 0) >= 2
           and PASSWORD not in json.dumps(j) and "***" in q.get("url", ""),
           f"/v1/status shows the queue, its masked url and {q.get('live_workers')} live workers")
+    status, _, _ = run.request("GET", "/metrics")
+    conn = http.client.HTTPConnection("127.0.0.1", run.port, timeout=10)
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    conn.close()
+    check(re.search(r"^pacer_queue_live_workers [2-9]", text, re.M) and "pacer_queue_leases_lost_total" in text,
+          "/metrics has the queue's depth, counters and live workers")
     r = subprocess.run([run.pacer, "queue", "status", "--config", front_cfg], capture_output=True, text=True)
     check(r.returncode == 0 and "depth by key and priority" in r.stdout and "live workers:" in r.stdout
           and "leases_lost" in r.stdout, "pacer queue status prints depth, counters and live workers",
@@ -260,6 +268,15 @@ def scenario(run, cluster):
             p.send_signal(signal.SIGTERM)
     codes = {p.name: p.wait(timeout=30) for p in run.procs if p.name in ("workerB", "workerC", "front2")}
     check(all(c == 0 for c in codes.values()), f"SIGTERM: the front and workers exit 0 ({codes})")
+
+
+def prove_locally(run, cluster):
+    run.start_front("front", run.config("local", cluster.url(), queue_extra="prove_locally = true\n"))
+    ids = [run.request("POST", f"/v1/proofs?key={KEY}", run.witness)[2]["id"] for _ in range(4)]
+    states = [run.request("GET", f"/v1/proofs/{i}?wait=30")[2]["state"] for i in ids]
+    check(states == ["done"] * 4, f"a front with prove_locally = true and no worker proves its jobs ({states})")
+    status, _, j = run.request("GET", "/v1/status")
+    check(j["queue_store"]["live_workers"] == 1, "its in-process worker shows in /v1/status")
 
 
 def bad_url(run, cluster):
@@ -283,7 +300,7 @@ def main():
         raise SystemExit(__doc__)
     pacer, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.environ["PACER_PLUGIN_PATH"] = os.path.join(os.path.dirname(os.path.dirname(pacer)), "lib/pacer")
-    todo = sys.argv[3:] or ["scenario", "bad_url"]
+    todo = sys.argv[3:] or ["scenario", "bad_url", "prove_locally"]
     for case in todo:
         work = tempfile.mkdtemp(prefix="pacer-scaleout-")
         cluster = Cluster(work)
@@ -291,7 +308,7 @@ def main():
         run = Run(pacer, src, work)
         started = time.time()
         try:
-            {"scenario": scenario, "bad_url": bad_url}[case](run, cluster)
+            {"scenario": scenario, "bad_url": bad_url, "prove_locally": prove_locally}[case](run, cluster)
         except Exception as e:  # a daemon that would not start: the case fails, with its log
             fail(f"{case}: {e}")
         finally:

@@ -228,4 +228,8 @@ std::string PgJobQueue::status_json() const {
   });
 }
 
+std::string PgJobQueue::metrics_text() const {
+  return with_connection([&](Connection& c) { return to_prometheus(read_queue_status(c, settings_.schema, settings_.lease_s)); });
+}
+
 }  // namespace pacer::host::queue

@@ -41,6 +41,7 @@ class PgJobQueue final : public serve::JobQueue {
   size_t running() const override { return 0; }
   size_t abandon_running(const std::string&) override { return 0; }
   std::string status_json() const override;
+  std::string metrics_text() const override;
 
  private:
   // Runs `fn(conn)` under the connection's lock; a lost connection becomes QueueUnavailable.

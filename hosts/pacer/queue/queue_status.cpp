@@ -14,6 +14,20 @@ std::string priority_text(int p) {
                                              : std::to_string(p);
 }
 
+// A label value as Prometheus's text format escapes it (a key id is any string of the config).
+std::string label(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 QueueStatus read_queue_status(Connection& conn, const std::string& schema, unsigned lease_s) {
@@ -69,6 +83,24 @@ std::string to_text(const QueueStatus& s) {
   for (const auto& w : s.workers)
     out += fmt::format("  {} on {}: keys {}, {} slot{}, {} running, seen {:.1f} s ago\n", w.id, w.host, w.keys, w.slots,
                        w.slots == 1 ? "" : "s", w.running, w.seen_s_ago);
+  return out;
+}
+
+std::string to_prometheus(const QueueStatus& s) {
+  std::string out =
+      "# HELP pacer_queue_jobs Jobs in the PostgreSQL queue waiting or leased, by key, priority and state.\n"
+      "# TYPE pacer_queue_jobs gauge\n";
+  for (const auto& d : s.depth)
+    out += fmt::format("pacer_queue_jobs{{key=\"{0}\",priority=\"{1}\",state=\"queued\"}} {2}\n"
+                       "pacer_queue_jobs{{key=\"{0}\",priority=\"{1}\",state=\"running\"}} {3}\n",
+                       label(d.key), priority_text(d.priority), d.queued, d.running);
+  for (const auto& [name, value] : s.counters)
+    out += fmt::format("# HELP pacer_queue_{0}_total Since the queue was created, over all workers.\n"
+                       "# TYPE pacer_queue_{0}_total counter\npacer_queue_{0}_total {1}\n",
+                       name, value);
+  out += fmt::format("# HELP pacer_queue_live_workers Workers seen within two lease periods.\n"
+                     "# TYPE pacer_queue_live_workers gauge\npacer_queue_live_workers {}\n",
+                     s.workers.size());
   return out;
 }
 

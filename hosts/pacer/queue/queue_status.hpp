@@ -32,5 +32,7 @@ struct QueueStatus {
 QueueStatus read_queue_status(Connection& conn, const std::string& schema, unsigned lease_s);
 nlohmann::ordered_json to_json(const QueueStatus& s);
 std::string to_text(const QueueStatus& s);
+// Prometheus text: pacer_queue_jobs{key,priority,state}, the counters as *_total, live workers.
+std::string to_prometheus(const QueueStatus& s);
 
 }  // namespace pacer::host::queue

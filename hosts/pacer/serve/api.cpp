@@ -374,7 +374,8 @@ Response Api::metrics() {
   g.resident_bytes = resident_bytes();
   g.connections = connections_();
   g.lanes_in_service = runtime_.prover().lane_health().in_service;
-  return make_response(http::status::ok, metrics_.render(g), "text/plain; version=0.0.4; charset=utf-8");
+  return make_response(http::status::ok, metrics_.render(g) + store_.metrics_text(),
+                       "text/plain; version=0.0.4; charset=utf-8");
 }
 
 }  // namespace pacer::host::serve

@@ -91,6 +91,8 @@ class JobQueue {
   virtual size_t abandon_running(const std::string& reason) = 0;
   // For /v1/status: a JSON object describing the store beyond counts (database, workers); "" for none.
   virtual std::string status_json() const { return {}; }
+  // For /metrics: Prometheus text about the store beyond the daemon's own metrics; "" for none.
+  virtual std::string metrics_text() const { return {}; }
 };
 
 }  // namespace pacer::host::serve
