@@ -67,6 +67,30 @@ def stop_all():
     procs.clear()
 
 
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / HZ
+    except (OSError, IndexError):
+        return 0.0
+
+
+def postgres_cpu():
+    """CPU seconds of every live postgres process (the cluster's backends included)."""
+    total = 0.0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if open(f"/proc/{pid}/comm").read().strip() == "postgres":
+                    total += cpu_seconds(pid)
+            except OSError:
+                pass
+    return total
+
+
 def load(port, n):
     r = subprocess.run([sys.executable, os.path.join(root, "examples/daemon/pacer_client.py"), "load", "--url",
                         f"http://127.0.0.1:{port}", "--key", "bench", wtns, "--proofs", str(n), "--connections", "8"],
@@ -86,9 +110,12 @@ def measure(name, queue, workers, jobs, threads):
               f"{name}-worker{w}.log")
     port = int(open(port_file).read())
     load(port, 4)  # warm-up
+    before = [cpu_seconds(p.pid) for p in procs], postgres_cpu()
     rate = load(port, proofs)
+    pacer_cpu = sum(cpu_seconds(p.pid) for p in procs) - sum(before[0])
+    pg_cpu = postgres_cpu() - before[1]  # backends that ended during the run are missed: a lower bound
     stop_all()
-    return rate
+    return rate, pacer_cpu / proofs, pg_cpu / proofs
 
 
 setups = [("in-memory daemon, jobs_in_flight 2", False, 0, 2, 0),
@@ -102,16 +129,22 @@ try:
         print(f"== round {r + 1}/{rounds}: {constraints} constraints, {proofs} proofs, "
               f"load {open('/proc/loadavg').read().split()[0]}", flush=True)
         for name, queue, workers, jobs, threads in setups:
-            rate = measure(name.split(",")[0].split(" (")[0].replace(" ", "-").replace("+", ""), queue, workers, jobs,
-                           threads)
-            results[name].append(rate)
-            print(f"   {name}: {rate:.3f} proofs/s", flush=True)
+            rate, cpu, pg = measure(name.split(",")[0].split(" (")[0].replace(" ", "-").replace("+", ""), queue,
+                                    workers, jobs, threads)
+            results[name].append((rate, cpu, pg))
+            print(f"   {name}: {rate:.3f} proofs/s, CPU s/proof: pacer {cpu:.4f}, postgres {pg:.4f}", flush=True)
 finally:
     stop_all()
     cluster.destroy()
     subprocess.run(["rm", "-rf", tmp])
-print("== median over rounds")
-base = sorted(results[setups[0][0]])[len(results[setups[0][0]]) // 2]
-for name, rates in results.items():
-    med = sorted(rates)[len(rates) // 2]
-    print(f"   {name}: {med:.3f} proofs/s ({100 * (base - med) / base:+.1f}% against the in-memory daemon)")
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
+print("== median over rounds (overhead: against the in-memory daemon; CPU: pacer processes + postgres)")
+base = median([r[0] for r in results[setups[0][0]]])
+base_cpu = median([r[1] + r[2] for r in results[setups[0][0]]])
+for name, runs in results.items():
+    rate, cpu = median([r[0] for r in runs]), median([r[1] + r[2] for r in runs])
+    print(f"   {name}: {rate:.3f} proofs/s ({100 * (base - rate) / base:+.1f}%), "
+          f"{cpu:.4f} CPU s/proof ({100 * (cpu - base_cpu) / base_cpu:+.1f}%)")

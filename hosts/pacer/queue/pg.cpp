@@ -134,14 +134,19 @@ Result Connection::check(Result r) {
 
 std::vector<std::pair<std::string, std::string>> Connection::wait(std::chrono::milliseconds timeout, int extra_fd) {
   ensure();
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto take = [&] {
+    while (PGnotify* n = PQnotifies(conn_)) {
+      out.emplace_back(n->relname, n->extra);
+      PQfreemem(n);
+    }
+  };
+  take();  // what arrived with the answers to earlier statements: no reason to wait for more
+  if (!out.empty()) return out;
   pollfd fds[2] = {{PQsocket(conn_), POLLIN, 0}, {extra_fd, POLLIN, 0}};
   ::poll(fds, extra_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
   if (fds[0].revents != 0 && PQconsumeInput(conn_) == 0) lost(scrub(PQerrorMessage(conn_)));
-  std::vector<std::pair<std::string, std::string>> out;
-  while (PGnotify* n = PQnotifies(conn_)) {
-    out.emplace_back(n->relname, n->extra);
-    PQfreemem(n);
-  }
+  take();
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include <fmt/format.h>
@@ -161,7 +162,7 @@ void Worker::lease_more(Connection& conn) {
   const Result r = conn.exec(sql(s,
       "WITH c AS (SELECT id, state AS was FROM {s}.jobs "
       "  WHERE key_id = ANY($1::text[]) AND NOT cancel_requested AND attempts < $4 "
-      "    AND (state = 'queued' OR (state = 'running' AND lease_until < now())) "
+      "    AND (state = 'queued' OR (state = 'running' AND lease_until < now() AND lease_owner <> $3)) "
       "  ORDER BY priority DESC, submitted_at LIMIT $2 FOR UPDATE SKIP LOCKED) "
       "UPDATE {s}.jobs j SET state = 'running', lease_owner = $3, "
       "  lease_until = clock_timestamp() + $5 * interval '1 second', attempts = j.attempts + 1, "
@@ -170,6 +171,24 @@ void Worker::lease_more(Connection& conn) {
       {Param::text(keys), Param::text(std::to_string(free_slots)), Param::text(me_.id),
        Param::text(std::to_string(settings_.max_attempts)), Param::text(std::to_string(settings_.lease_s))});
   int64_t reclaimed = 0;
+  // Leased jobs not yet handed to the engine: if the connection drops now they are let go (no
+  // longer renewed), so their leases run out and they are taken again, by us or another worker.
+  std::vector<std::string> not_started;
+  for (int row = 0; row < r.rows(); ++row) not_started.push_back(r.str(row, 0));
+  try {
+    start_leased(conn, r, not_started, reclaimed);
+  } catch (...) {
+    std::lock_guard lock(mu_);
+    for (const auto& id : not_started) jobs_.erase(id);
+    throw;
+  }
+  bump(conn, s, "leases_taken", r.rows());
+  bump(conn, s, "leases_lost", reclaimed);
+  bump(conn, s, "retries", reclaimed);
+}
+
+void Worker::start_leased(Connection& conn, const Result& r, std::vector<std::string>& not_started, int64_t& reclaimed) {
+  const auto& s = settings_.schema;
   for (int row = 0; row < r.rows(); ++row) {
     auto job = std::make_shared<Job>();
     job->id = r.str(row, 0);
@@ -189,6 +208,7 @@ void Worker::lease_more(Connection& conn) {
       std::lock_guard lock(mu_);
       job->finished = true;
       job->error = fmt::format("worker {} holds no key '{}'", me_.id, job->key_id);
+      not_started.erase(std::find(not_started.begin(), not_started.end(), job->id));
       continue;
     }
     const Result body_row = conn.exec(sql(s, "SELECT body FROM {s}.jobs WHERE id = $1"), {Param::text(job->id)}, true);
@@ -216,10 +236,8 @@ void Worker::lease_more(Connection& conn) {
       job->finished = true;
       job->error = fmt::format("the engine refused the proof: {}", e.what());
     }
+    not_started.erase(std::find(not_started.begin(), not_started.end(), job->id));
   }
-  bump(conn, s, "leases_taken", r.rows());
-  bump(conn, s, "leases_lost", reclaimed);
-  bump(conn, s, "retries", reclaimed);
 }
 
 void Worker::collect_finished() {
@@ -263,8 +281,11 @@ void Worker::store_finished(Connection& conn) {
           "WHERE id = $1 AND state IN ('queued', 'running') RETURNING state"),
           {Param::text(job->id), Param::text(job->proof_json), Param::text(job->public_json), Param::text(job->stages),
            Param::text(me_.id)});
-      if (r.rows() > 0) {
-        log_->info("job {}: result stored ({}, attempt {})", job->id, r.text(0, 0), job->attempt);
+      // Stored by us already when an earlier try committed but its answer was lost with the connection.
+      const bool ours = r.rows() > 0 || conn.exec(sql(s, "SELECT 1 FROM {s}.jobs WHERE id = $1 AND result_owner = $2"),
+                                                 {Param::text(job->id), Param::text(me_.id)}).rows() > 0;
+      if (ours) {
+        log_->info("job {}: result stored ({}, attempt {})", job->id, r.rows() > 0 ? r.str(0, 0) : "done", job->attempt);
       } else {
         log_->info("job {}: another result was stored first; this one is dropped", job->id);
         bump(conn, s, "duplicates_dropped", 1);

@@ -51,6 +51,8 @@ class Worker {
  private:
   struct Job;
   void lease_more(Connection& conn);
+  // Fetches each leased job's body and hands it to the engine; removes each from `not_started` once it is there.
+  void start_leased(Connection& conn, const Result& leased, std::vector<std::string>& not_started, int64_t& reclaimed);
   void collect_finished();
   void store_finished(Connection& conn);
   void give_back_running(Connection& conn);
