@@ -41,7 +41,9 @@ procs = []
 def config(name, queue, jobs, threads):
     path = os.path.join(work, name + ".toml")
     with open(path, "w") as f:
-        f.write(f"[host]\nthreads = {threads}\n[pipeline]\njobs_in_flight = {jobs}\n"
+        # verify_proofs everywhere: a worker verifies each proof before storing it ([queue] verify_proofs),
+        # so the in-memory daemon does the same work.
+        f.write(f"[host]\nthreads = {threads}\nverify_proofs = true\n[pipeline]\njobs_in_flight = {jobs}\n"
                 f'[server]\nlisten = "127.0.0.1:0"\nmax_queued = 100000\naccess_log = false\n'
                 + (f'[queue]\nurl = "{cluster.url()}"\n' if queue else "")
                 + f'[[keys]]\nid = "bench"\nzkey = "{zkey}"\n')

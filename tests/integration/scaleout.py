@@ -7,7 +7,8 @@ PostgreSQL cluster (pg_cluster.py), on the cpu backend and the shipped poseidon3
             with Retry-After meanwhile) and the front is SIGKILLed and another started. Every job
             ends done, its result stored exactly once, every proof verifies; the connection string's
             password appears in no output; `pacer queue status` shows the live workers.
-  prove_locally  a front with [queue] prove_locally = true proves its jobs in-process, no worker.
+  prove_locally  a front with [queue] prove_locally = true proves its jobs in-process, no worker;
+            a proof that fails its check is retried and ends failed after max_attempts.
   bad_url   a connection string libpq cannot parse, and one the server refuses: exit 2 with a
             one-line reason and never the password, for `pacer worker` and `pacer serve`.
 
@@ -45,10 +46,10 @@ class Run:
         with open(os.path.join(fixture, "witness.wtns"), "rb") as f:
             self.witness = f.read()
 
-    def config(self, name, url, extra="", queue_extra=""):
+    def config(self, name, url, extra="", queue_extra="", attempts=5):
         path = os.path.join(self.work, name + ".toml")
         with open(path, "w") as f:
-            f.write(f'[queue]\nurl = "{url}"\nlease_s = 3\nmax_attempts = 5\n{queue_extra}'
+            f.write(f'[queue]\nurl = "{url}"\nlease_s = 3\nmax_attempts = {attempts}\n{queue_extra}'
                     f'[server]\nlisten = "127.0.0.1:0"\nshutdown_grace_s = 5\n{extra}\n'
                     f'[[keys]]\nid = "{KEY}"\nzkey = "{self.zkey}"\n')
         return path
@@ -278,12 +279,21 @@ def scenario(run, cluster):
 
 
 def prove_locally(run, cluster):
-    run.start_front("front", run.config("local", cluster.url(), queue_extra="prove_locally = true\n"))
+    run.start_front("front", run.config("local", cluster.url(), queue_extra="prove_locally = true\n", attempts=2))
     ids = [run.request("POST", f"/v1/proofs?key={KEY}", run.witness)[2]["id"] for _ in range(4)]
     states = [run.request("GET", f"/v1/proofs/{i}?wait=30")[2]["state"] for i in ids]
     check(states == ["done"] * 4, f"a front with prove_locally = true and no worker proves its jobs ({states})")
     status, _, j = run.request("GET", "/v1/status")
     check(j["queue_store"]["live_workers"] == 1, "its in-process worker shows in /v1/status")
+    # A witness that does not satisfy the circuit: its proof fails the check before it is stored,
+    # is tried again, and after max_attempts the job ends failed with the reason.
+    bad = bytearray(run.witness)
+    bad[-32] ^= 1
+    status, _, j = run.request("POST", f"/v1/proofs?key={KEY}", bytes(bad))
+    status, _, job = run.request("GET", f"/v1/proofs/{j['id']}?wait=30")
+    check(job["state"] == "failed" and job.get("attempts") == 2 and job.get("error") and "proof" not in job,
+          f"a proof that fails its check is retried, then failed after max_attempts = 2 ({job.get('error', '')[:100]})",
+          str(job))
 
 
 def bad_url(run, cluster):
