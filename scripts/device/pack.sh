@@ -21,7 +21,7 @@ cp -L "$build"/lib/libpacer_framework.so.0 "$dist/lib/"
 cp "$build"/lib/pacer/*.so "$dist/lib/pacer/"
 # libpq (the PostgreSQL job queue) and what it loads that a bare image may lack (Kerberos, LDAP,
 # SASL, GnuTLS...): every library of pacer's that is not the C/C++ runtime, which the image has
-# newer. pacer carries DT_RPATH (hosts/pacer/CMakeLists.txt), so dist/lib serves libpq's own needs too.
+# newer. The device scripts put dist/lib on LD_LIBRARY_PATH, which serves libpq's own needs too.
 ldd "$build/bin/pacer" | awk '$3 ~ /^\// {print $3}' |
   grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*|libpacer_framework)\.so' |
   while read -r lib; do cp -L "$lib" "$dist/lib/"; done
