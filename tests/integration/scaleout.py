@@ -9,6 +9,8 @@ PostgreSQL cluster (pg_cluster.py), on the cpu backend and the shipped poseidon3
             password appears in no output; `pacer queue status` shows the live workers.
   prove_locally  a front with [queue] prove_locally = true proves its jobs in-process, no worker;
             a proof that fails its check is retried and ends failed after max_attempts.
+  front_only  a front with no worker: reads key headers only, a job waits queued, is counted by
+            `pacer queue status`, and DELETE cancels it.
   bad_url   a connection string libpq cannot parse, and one the server refuses: exit 2 with a
             one-line reason and never the password, for `pacer worker` and `pacer serve`.
 
@@ -296,6 +298,27 @@ def prove_locally(run, cluster):
           str(job))
 
 
+def front_only(run, cluster):
+    cfg = run.config("front-only", cluster.url())
+    run.start_front("front", cfg)
+    log = run.log(run.procs[0])
+    check("header read (workers prove)" in log and "resident" not in log,
+          "a front without prove_locally reads only its keys' headers")
+    status, _, j = run.request("POST", f"/v1/proofs?key={KEY}", run.witness)
+    status, _, job = run.request("GET", f"/v1/proofs/{j['id']}?wait=1")
+    check(status == 200 and job["state"] == "queued", "with no worker the job waits, queued (a long-poll times out)")
+    r = subprocess.run([run.pacer, "queue", "status", "--config", cfg, "--json"], capture_output=True, text=True)
+    depth = json.loads(r.stdout)["depth"] if r.returncode == 0 else []
+    check(depth == [{"key": KEY, "priority": "normal", "queued": 1, "running": 0}],
+          f"pacer queue status counts it by key and priority ({depth})")
+    status, _, job = run.request("DELETE", f"/v1/proofs/{j['id']}")
+    check(status == 200 and job["state"] == "cancelled", f"DELETE cancels the queued job ({status} {job.get('state')})")
+    status, _, job = run.request("DELETE", f"/v1/proofs/{j['id']}")
+    check(status == 409, f"a second DELETE: 409, final already ({status})")
+    status, _, job = run.request("GET", "/v1/proofs/" + "0" * 32)
+    check(status == 404, "an id never issued: 404")
+
+
 def bad_url(run, cluster):
     cases = {
         "unparseable": f"host=/nowhere password={PASSWORD} nosuchoption=1",
@@ -317,7 +340,7 @@ def main():
         raise SystemExit(__doc__)
     pacer, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.environ["PACER_PLUGIN_PATH"] = os.path.join(os.path.dirname(os.path.dirname(pacer)), "lib/pacer")
-    todo = sys.argv[3:] or ["scenario", "bad_url", "prove_locally"]
+    todo = sys.argv[3:] or ["scenario", "bad_url", "prove_locally", "front_only"]
     for case in todo:
         work = tempfile.mkdtemp(prefix="pacer-scaleout-")
         cluster = Cluster(work)
@@ -325,7 +348,8 @@ def main():
         run = Run(pacer, src, work)
         started = time.time()
         try:
-            {"scenario": scenario, "bad_url": bad_url, "prove_locally": prove_locally}[case](run, cluster)
+            {"scenario": scenario, "bad_url": bad_url, "prove_locally": prove_locally,
+             "front_only": front_only}[case](run, cluster)
         except Exception as e:  # a daemon that would not start: the case fails, with its log
             fail(f"{case}: {e}")
         finally:
