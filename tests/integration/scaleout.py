@@ -10,7 +10,8 @@ PostgreSQL cluster (pg_cluster.py), on the cpu backend and the shipped poseidon3
   prove_locally  a front with [queue] prove_locally = true proves its jobs in-process, no worker;
             a proof that fails its check is retried and ends failed after max_attempts.
   front_only  a front with no worker: reads key headers only, a job waits queued, is counted by
-            `pacer queue status`, and DELETE cancels it.
+            `pacer queue status`, and DELETE cancels it; a worker started while the database is
+            down waits for it.
   bad_url   a connection string libpq cannot parse, and one the server refuses: exit 2 with a
             one-line reason and never the password, for `pacer worker` and `pacer serve`.
 
@@ -317,6 +318,22 @@ def front_only(run, cluster):
     check(status == 409, f"a second DELETE: 409, final already ({status})")
     status, _, job = run.request("GET", "/v1/proofs/" + "0" * 32)
     check(status == 404, "an id never issued: 404")
+
+    # A worker started while the database is down waits (backoff) instead of exiting, and starts
+    # once the database is back.
+    cluster.stop()
+    err = open(os.path.join(run.work, "late-worker.log"), "w")
+    p = subprocess.Popen([run.pacer, "worker", "--config", cfg], stdout=err, stderr=subprocess.STDOUT)
+    p.name, p.log = "late-worker", err.name
+    run.procs.append(p)
+    time.sleep(2)
+    check(p.poll() is None and "cannot reach the database" in run.log(p),
+          "a worker started while the database is down waits for it")
+    cluster.start()
+    deadline = time.time() + 20
+    while time.time() < deadline and " ready: keys " not in run.log(p):
+        time.sleep(0.1)
+    check(" ready: keys " in run.log(p) and "reachable again" in run.log(p), "and starts once the database is back")
 
 
 def bad_url(run, cluster):
