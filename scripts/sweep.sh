@@ -8,6 +8,7 @@
 #       [--schedulers "greedy throttled staggered adaptive"] [--allocators "plain thp hugetlb pooled"]
 #       [--jobs "1 4 16"] [--proofs 32] [--run-timeout 120] [--budget 540] [--threads 0]
 #       [--bench-args '--read-witness']   more options for every `pacer bench`
+#       [--verify 1]   every proof checked by the native verifier ([host] verify_proofs)
 #       [--extra-toml 'TOML']   appended to every config, e.g. a [backend] and [staging] for cuda:
 #       --extra-toml $'[backend]\nplugin = "cuda"\nparams = { g2 = "gpu" }\n[staging]\nplugin = "cuda_pinned"'
 #
@@ -21,14 +22,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pacer="$root/build/bin/pacer" out=sweep-out zkey= witness=
 schedulers="greedy throttled staggered adaptive" allocators="plain thp hugetlb pooled" jobs="1 4 16"
-proofs=32 run_timeout=120 budget=540 threads=0 extra_toml= bench_args=
+proofs=32 run_timeout=120 budget=540 threads=0 extra_toml= bench_args= verify=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --pacer) pacer=$2 ;; --out) out=$2 ;; --zkey) zkey=$2 ;; --witness) witness=$2 ;;
     --schedulers) schedulers=$2 ;; --allocators) allocators=$2 ;; --jobs) jobs=$2 ;; --proofs) proofs=$2 ;;
     --run-timeout) run_timeout=$2 ;; --budget) budget=$2 ;; --threads) threads=$2 ;; --extra-toml) extra_toml=$2 ;;
-    --bench-args) bench_args=$2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --bench-args) bench_args=$2 ;; --verify) verify=$2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "sweep.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2
@@ -55,8 +56,8 @@ for s in $schedulers; do
       name="$s-$a-j$j"
       [ -s "$out/$name.json" ] && continue
       if [ $(( $(date +%s) - start + run_timeout )) -gt "$budget" ]; then pending=$((pending + 1)); continue; fi
-      printf '[host]\nthreads = %s\nlog_level = "warn"\ncheck_key_subgroups = false\n[allocator]\nplugin = "%s"\n[scheduler]\nplugin = "%s"\n%s\n%s\n' \
-        "$threads" "$a" "$s" "$(sched_params "$s")" "$extra_toml" >"$out/$name.toml"
+      printf '[host]\nthreads = %s\nlog_level = "warn"\ncheck_key_subgroups = false\nverify_proofs = %s\n[allocator]\nplugin = "%s"\n[scheduler]\nplugin = "%s"\n%s\n%s\n' \
+        "$threads" "$( [ "$verify" = 1 ] && echo true || echo false)" "$a" "$s" "$(sched_params "$s")" "$extra_toml" >"$out/$name.toml"
       echo "run: $name"
       rc=0
       timeout --kill-after=10 "$run_timeout" "$pacer" bench --config "$out/$name.toml" --zkey "$zkey" \

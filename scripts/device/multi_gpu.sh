@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14's measurement, on a machine with several GPUs (device kinds nvidia-h200-x2/-x4), from
+# The multi-GPU measurement, on a machine with several GPUs (device kinds nvidia-h200-x2/-x4), from
 # the repository root with .devcarry/dist carried (scripts/device/pack.sh build-dir): per size, a
 # synthetic circuit and an insecure key, then `pacer bench` with the cuda backend on the first 1,
 # 2, ... N GPUs (J = 2 lanes per GPU, G2 on the GPU), each run's summary, trace, `pacer report`

@@ -6,7 +6,7 @@
 #   scripts/device/sweep_device.sh "18 20" "greedy throttled staggered adaptive" "plain" "1 4 16" [proofs] [deadline s]
 # SWEEP_RUN_TIMEOUT (default 90 s, capped by the time left) bounds one run.
 # SWEEP_EXTRA_TOML is appended to every config (scripts/sweep.sh --extra-toml), e.g. the cuda backend;
-# SWEEP_BENCH_ARGS are more options for every bench (scripts/sweep.sh --bench-args), e.g. --read-witness.
+# SWEEP_VERIFY=1 checks every proof with the native verifier. SWEEP_BENCH_ARGS are more options for every bench (scripts/sweep.sh --bench-args), e.g. --read-witness.
 set -euo pipefail
 sizes=${1:-18} schedulers=${2:-"greedy throttled staggered adaptive"} allocators=${3:-plain} jobs=${4:-"1 4 16"}
 proofs=${5:-24} deadline=${6:-560}
@@ -39,7 +39,7 @@ for k in $sizes; do
   rc=0
   scripts/sweep.sh --pacer "$pacer" --zkey "$dir/c.zkey" --witness "$dir/w.wtns" --out "$out/2^$k" \
     --schedulers "$schedulers" --allocators "$allocators" --jobs "$jobs" --proofs "$proofs" \
-    --run-timeout "$run_timeout" --budget "$left" --extra-toml "${SWEEP_EXTRA_TOML:-}" --bench-args "${SWEEP_BENCH_ARGS:-}" >"$out/2^$k.table.md" 2>&1 || rc=$?
+    --run-timeout "$run_timeout" --budget "$left" --extra-toml "${SWEEP_EXTRA_TOML:-}" --bench-args "${SWEEP_BENCH_ARGS:-}" --verify "${SWEEP_VERIFY:-0}" >"$out/2^$k.table.md" 2>&1 || rc=$?
   echo "2^$k: sweep exit $rc after $(( $(date +%s) - start )) s" | tee -a "$out/log.txt"
 done
 tar -C "$(dirname "$out")" -czf "${OUT:-/tmp/out}/sweep.tar.gz" sweep

@@ -17,18 +17,10 @@ import subprocess
 import sys
 import time
 
+import serve_common
+from serve_common import fail, ok
+
 A = None
-FAILED = False
-
-
-def ok(msg):
-    print(f"ok: {msg}", flush=True)
-
-
-def fail(msg):
-    global FAILED
-    FAILED = True
-    print(f"FAIL: {msg}", flush=True)
 
 
 def request(method, path, body=None, content_type="application/json", timeout=120):
@@ -154,7 +146,7 @@ def main():
     case_refusals()
     case_concurrent()
     case_rapidsnark()
-    sys.exit(1 if FAILED else 0)
+    sys.exit(1 if serve_common.FAILED else 0)
 
 
 if __name__ == "__main__":

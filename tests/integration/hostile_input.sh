@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration: hostile input (issue 9), one case per class a hostile probe found. Each refusal must
+# Integration: hostile input, one case per class a hostile probe found. Each refusal must
 # exit 2 within a few seconds (never hang, never >= 128: a crash), print exactly one line
 # "pacer: error: ..." that names what is wrong, create no output (no temporary file either) and
 # leave every input byte-for-byte as it was (sha256 before and after).

@@ -1,4 +1,4 @@
-// Hostile input (issue 9): every class a hostile probe found is refused at its root with a one-line
+// Hostile input: every class a hostile probe found is refused at its root with a one-line
 // InputError, quickly, without blocking, allocating by a header's word or touching other files:
 // damaged zkey header points, deep or huge configs, FIFOs and devices as inputs or outputs,
 // outputs that are inputs, header counts the sections cannot hold, refused threads.
