@@ -22,7 +22,7 @@ for spec in "${specs[@]}"; do
   echo "== $name on $curve (ptau 2^$power)"
   mkdir -p "$tmp" "$out"
   cp "$src/circuit.circom" "work/$name.circom"
-  step npx --no-install circom2 "work/$name.circom" --r1cs --wasm --prime "$curve" -l node_modules -o "$tmp"
+  step npx --no-install circom2 "work/$name.circom" --r1cs --wasm --sym --prime "$curve" -l node_modules -o "$tmp"
   if [ ! -f "$ptau" ]; then
     step snarkjs powersoftau new "$curve" "$power" "work/pot-$curve-$power-0.ptau"
     step snarkjs powersoftau contribute "work/pot-$curve-$power-0.ptau" "work/pot-$curve-$power-1.ptau" --name=first -e="pacer fixture entropy 1"
@@ -35,6 +35,9 @@ for spec in "${specs[@]}"; do
   step snarkjs wtns calculate "$tmp/${name}_js/$name.wasm" "$src/input.json" "$out/witness.wtns"
   step snarkjs wtns check "$tmp/$name.r1cs" "$out/witness.wtns"
   cp "$tmp/$name.r1cs" "$out/circuit.r1cs"
+  # The witness generator and its symbols, for `pacer witness` / `pacer prove --wasm` (docs/fullprove.md).
+  cp "$tmp/${name}_js/$name.wasm" "$out/circuit.wasm"
+  cp "$tmp/$name.sym" "$out/circuit.sym"
   step snarkjs groth16 prove "$out/circuit.zkey" "$out/witness.wtns" "$out/snarkjs_proof.json" "$out/public.json"
   step snarkjs groth16 verify "$out/verification_key.json" "$out/public.json" "$out/snarkjs_proof.json"
 done

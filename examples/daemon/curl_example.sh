@@ -29,3 +29,16 @@ build/bin/pacer verify --vkey "$circuit/verification_key.json" --proof proof.jso
 curl -sS "${auth[@]}" "$url/v1/status"; echo
 curl -sS "${auth[@]}" "$url/metrics" | grep '^pacer_proofs_total'
 curl -sS "${auth[@]}" -X DELETE "$url/v1/proofs/$id"; echo
+
+# From input.json instead of a witness: a key whose [[keys]] entry names its .wasm (mul3-bn128 in
+# serve.toml) takes the circuit's input as a JSON body, and computes the witness itself.
+id=$(curl -sS --fail-with-body "${auth[@]}" -H 'Content-Type: application/json' \
+       --data-binary @examples/circuits/mul3/input.json "$url/v1/proofs?key=mul3-bn128" |
+     python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+curl -sS --fail-with-body "${auth[@]}" "$url/v1/proofs/$id?wait=30" |
+  python3 -c 'import json,sys; j=json.load(sys.stdin); print("from input.json:", j["state"], j["public"])'
+
+# rapidsnark's prover-server routes: POST /input/<key id>, then GET /status until "success".
+curl -sS "${auth[@]}" -H 'Content-Type: application/json' --data-binary @examples/circuits/mul3/input.json \
+     "$url/input/mul3-bn128"; echo
+sleep 1; curl -sS "${auth[@]}" "$url/status"; echo

@@ -162,6 +162,12 @@ Config load_config(const fs::path& path) {
     server.max_connections = static_cast<unsigned>(r.get_int("max_connections", server.max_connections, 1, 100'000));
     r.reject_unknown();
   }
+  if (const toml::value* t = table_at("witness")) {
+    const Params r(*t, "[witness]");
+    if (const std::string dir_name = r.get_string("cache_dir", ""); !dir_name.empty())
+      cfg.witness.cache_dir = resolve(dir, dir_name);
+    r.reject_unknown();
+  }
   if (const toml::value* keys = top.find("keys")) {
     if (!keys->is_array())
       throw InputError(fmt::format("{}keys must be an array of tables ([[keys]]), got {}", toml_line_prefix(*keys),
@@ -177,7 +183,13 @@ Config load_config(const fs::path& path) {
       KeyEntry k;
       k.id = r.get_string("id", "");
       const std::string zkey = r.get_string("zkey", "");
+      const std::string wasm = r.get_string("wasm", ""), circuit_cpp = r.get_string("circuit_cpp", "");
       r.reject_unknown();
+      if (!wasm.empty() && !circuit_cpp.empty())
+        throw InputError(fmt::format("{}{} gives both wasm and circuit_cpp: one witness generator per key",
+                                     toml_line_prefix(*r.find("wasm")), section));
+      if (!wasm.empty()) k.wasm = resolve(dir, wasm);
+      if (!circuit_cpp.empty()) k.circuit_cpp = resolve(dir, circuit_cpp);
       if (k.id.empty()) throw InputError(fmt::format("{}{} needs id = \"...\"", toml_line_prefix(entry), section));
       if (zkey.empty()) throw InputError(fmt::format("{}{} needs zkey = \"path/to/circuit.zkey\"", toml_line_prefix(entry), section));
       if (cfg.find_key(k.id))

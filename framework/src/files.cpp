@@ -59,6 +59,7 @@ std::string RegularFile::read_all(uint64_t max_bytes, std::string_view what) con
   if (size_ > max_bytes) throw too_big(size_);
   // Up to EOF, not up to st_size: files of /proc and /sys say 0 bytes and still have content.
   std::string out;
+  out.reserve(size_ + 1);  // one allocation for a regular file (no regrowth and refaulting)
   char chunk[16384];
   for (;;) {
     const ssize_t n = ::read(fd_, chunk, sizeof chunk);

@@ -23,6 +23,7 @@
 
 #include "bench_report.hpp"
 #include "common.hpp"
+#include "generator_options.hpp"
 #include "pacer/error.hpp"
 #include "pacer/formats/wtns.hpp"
 #include "pacer/formats/zkey.hpp"
@@ -39,6 +40,7 @@ struct Options {
   std::string zkey;
   std::string key_id;
   std::vector<std::string> witnesses;
+  GeneratorCliOptions generator;  // --wasm/--circuit-cpp + --input: witnesses computed in each proof
   // Signed, so that "-1" is refused with a clear message instead of wrapping to 2^64 - 1.
   int64_t proofs = 0;
   int64_t jobs = 0;
@@ -109,21 +111,22 @@ class ProgressBar {
 };
 
 // Proves `count` proofs through the engine (which keeps its jobs_in_flight of them running);
-// proof i uses witness i % `witnesses` from source(i). Every proof is queued at once and waited
-// for in order; the first failure is rethrown once every proof has ended. `samples` (count
-// entries, or null for warm-up) receives proof i at index i.
-void run_proofs(Prover& prover, const std::shared_ptr<ResidentKey>& key, size_t witnesses,
-                const std::function<WitnessSource(size_t)>& source, size_t count, std::vector<ProofSample>* samples,
+// proof i takes its witness from sources[i % size] (a witness read up front, or a generator run in
+// the proof's witness stage). Every proof is queued at once and waited for in order; the first
+// failure is rethrown once every proof has ended. `samples` (count entries, or null for warm-up)
+// receives proof i at index i.
+void run_proofs(Prover& prover, const std::shared_ptr<ResidentKey>& key, const std::vector<WitnessSource>& sources,
+                const ProveOptions& prove_options, size_t count, std::vector<ProofSample>* samples,
                 std::atomic<size_t>& done) {
   std::vector<std::future<ProofOutput>> futures;
   futures.reserve(count);
-  for (size_t i = 0; i < count; ++i) futures.push_back(prover.submit(key, source(i % witnesses)));
+  for (size_t i = 0; i < count; ++i) futures.push_back(prover.submit(key, sources[i % sources.size()], prove_options));
   std::exception_ptr first_error;
   for (size_t i = 0; i < count; ++i) {
     try {
       ProofOutput out = futures[i].get();
       if (samples)
-        (*samples)[i] = ProofSample{out.job, i % witnesses, out.started_at, out.ended_at, std::move(out.stages),
+        (*samples)[i] = ProofSample{out.job, i % sources.size(), out.started_at, out.ended_at, std::move(out.stages),
                                     out.attempts};
       ++done;
     } catch (...) {
@@ -162,11 +165,17 @@ int run_bench(const Options& options) {
                warmup = static_cast<size_t>(options.warmup);
   const Config config = load_config_or_defaults(options.config);
   const std::string zkey = zkey_path(options, config);
+  const bool from_inputs = !options.generator.inputs.empty();
+  if (from_inputs == !options.witnesses.empty())
+    throw InputError("bench: give either --witness W.wtns or --input input.json with --wasm or --circuit-cpp");
+  if (from_inputs != options.generator.given())
+    throw InputError("bench: --input and --wasm/--circuit-cpp go together (witnesses computed in each proof)");
   Engine engine(config, make_logger(config.host.log_level), RuntimeOptions{static_cast<unsigned>(jobs)});
   // Fail before the key load and the proofs, not after them.
   std::vector<NamedFile> inputs = config_input(options.config), outputs;
   inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
   for (const auto& w : options.witnesses) inputs.push_back({"--witness", w});
+  add_generator_inputs(options.generator, inputs);
   if (!options.summary_path.empty()) outputs.push_back({"--json", options.summary_path});
   if (!options.trace_path.empty()) outputs.push_back({"--trace", options.trace_path});
   check_outputs(engine, inputs, outputs);
@@ -177,16 +186,26 @@ int run_bench(const Options& options) {
   run.machine = probe_machine();
 
   // Read once, up front (file reads are not timed), and with --read-witness again by every proof in
-  // its load stage (timed, as `pacer prove` and the daemon read theirs).
+  // its load stage (timed, as `pacer prove` and the daemon read theirs). Witness generation is
+  // timed: with --input, every proof runs the generator in its own witness stage.
   std::vector<std::shared_ptr<const Witness>> witnesses;
   for (const std::string& path : options.witnesses)
     witnesses.push_back(std::make_shared<const Witness>(read_wtns(path, engine.witness_allocator())));
-  const auto source = [&](size_t i) -> WitnessSource {
-    if (!options.read_witness) return [witness = witnesses[i]] { return witness; };
-    return [path = options.witnesses[i], allocator = engine.witness_allocator()] {
-      return std::make_shared<const Witness>(read_wtns(path, allocator));
-    };
-  };
+  const auto circuit_inputs = read_inputs(options.generator, *engine.log());
+  const auto generator = from_inputs ? open_generator(options.generator, config, engine.log()) : nullptr;
+  std::vector<WitnessSource> sources;
+  for (size_t i = 0; i < witnesses.size(); ++i) {
+    if (!options.read_witness) sources.push_back([w = witnesses[i]] { return w; });
+    else
+      sources.push_back([path = options.witnesses[i], allocator = engine.witness_allocator()] {
+        return std::make_shared<const Witness>(read_wtns(path, allocator));
+      });
+  }
+  for (const auto& input : circuit_inputs)
+    sources.push_back(generator_witness_source(generator, input, engine.witness_allocator(),
+                                               options.generator.strict_inputs));
+  ProveOptions prove_options;
+  prove_options.witness_stage = from_inputs;
 
   Prover& prover = engine.prover();
   const BackendInfo backend = prover.parts().backend->info();
@@ -203,12 +222,13 @@ int run_bench(const Options& options) {
   run.key_load = BenchClock::now() - key_start;
   const ProvingKey& pk = key->key();
   for (const auto& w : witnesses) check_witness_matches(pk, *w);  // a bad one fails now, not mid-run
+  if (generator) check_generator_matches(*generator, pk);
   run.key_path = zkey;
   run.curve = std::string(curve_json_name(pk.curve));
   run.n_vars = pk.n_vars;
   run.n_public = pk.n_public;
   run.domain_size = pk.domain_size;
-  run.witnesses = options.witnesses;
+  run.witnesses = from_inputs ? options.generator.inputs : options.witnesses;
   run.proofs = proofs;
   run.jobs = jobs;
   run.warmup = warmup;
@@ -218,7 +238,7 @@ int run_bench(const Options& options) {
   if (warmup > 0) {
     std::atomic<size_t> warm_done{0};
     ProgressBar bar("warm-up", warm_done, warmup, BenchClock::now());
-    run_proofs(prover, key, witnesses.size(), source, warmup, nullptr, warm_done);
+    run_proofs(prover, key, sources, prove_options, warmup, nullptr, warm_done);
   }
 
   run.samples.resize(proofs);
@@ -228,7 +248,7 @@ int run_bench(const Options& options) {
   {
     std::atomic<size_t> done{0};
     ProgressBar bar("proofs", done, proofs, run.started_at);
-    run_proofs(prover, key, witnesses.size(), source, proofs, &run.samples, done);
+    run_proofs(prover, key, sources, prove_options, proofs, &run.samples, done);
   }
   run.ended_at = run.started_at;  // the last proof's end: thread joins are not proving time
   for (const ProofSample& s : run.samples) run.ended_at = std::max(run.ended_at, s.ended_at);
@@ -249,15 +269,16 @@ Subcommand add_bench_command(CLI::App& root) {
   CLI::App* cmd = root.add_subcommand(
       "bench",
       "Benchmark proving: load a key once, run --warmup proofs (not counted), then --proofs proofs with\n"
-      "--jobs of them in flight, cycling through the --witness files. Prints wall time, proofs/s,\n"
+      "--jobs of them in flight, cycling through the --witness files (or the --input files, each proof\n"
+      "then running the --wasm/--circuit-cpp generator in its witness stage). Prints wall time, proofs/s,\n"
       "latency and per-stage percentiles, peak memory and CPU time; --json and --trace save them.");
   auto* zkey = cmd->add_option("--zkey", options->zkey, "proving key (.zkey, as snarkjs writes it)")
                    ->check(CLI::ExistingFile);
   auto* key = cmd->add_option("--key", options->key_id, "id of a [[keys]] entry of the --config file, instead of --zkey");
   zkey->excludes(key);
   cmd->add_option("--witness", options->witnesses, "witness (.wtns); repeat to cycle through several")
-      ->required()
       ->check(CLI::ExistingFile);
+  add_generator_options(*cmd, options->generator);
   cmd->add_option("--proofs", options->proofs, "proofs to time (>= 1)")->required();
   cmd->add_option("--jobs", options->jobs, "proofs in flight at once (>= 1)")->required();
   cmd->add_option("--warmup", options->warmup, "untimed proofs run first")->capture_default_str();

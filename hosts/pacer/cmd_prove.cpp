@@ -1,4 +1,6 @@
-// `pacer prove`: load a key once, prove every --witness with it, write proof/public JSON files.
+// `pacer prove`: load a key once, prove every --witness (or every --input through the circuit's
+// witness generator) with it, write proof/public JSON files. Also rapidsnark's positional form:
+// `pacer prove circuit.zkey witness.wtns proof.json public.json`.
 #include <chrono>
 #include <exception>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common.hpp"
+#include "generator_options.hpp"
 #include "pacer/error.hpp"
 #include "pacer/formats/writers.hpp"
 #include "pacer/formats/wtns.hpp"
@@ -26,10 +29,42 @@ struct Options {
   std::string zkey;
   std::string key_id;
   std::vector<std::string> witnesses;
+  GeneratorCliOptions generator;  // --wasm/--circuit-cpp + --input instead of --witness
+  std::string witness_out;        // --witness-out: the computed witness, as a .wtns
+  std::vector<std::string> positional;  // rapidsnark's form: zkey witness proof public
   std::string proof = "proof.json";
   std::string public_inputs = "public.json";
   bool zero_blinding = false;
 };
+
+constexpr const char* kRapidsnarkForm = "pacer prove circuit.zkey witness.wtns proof.json public.json";
+
+// rapidsnark's positional form, mapped onto the options; every other shape is refused here.
+Options with_positional(Options options) {
+  if (options.positional.empty()) return options;
+  if (options.positional.size() != 4)
+    throw InputError(fmt::format("prove: {} positional argument{}; the positional form is rapidsnark's: {}",
+                                 options.positional.size(), options.positional.size() == 1 ? "" : "s",
+                                 kRapidsnarkForm));
+  if (!options.zkey.empty() || !options.key_id.empty() || !options.witnesses.empty() || options.generator.given())
+    throw InputError(fmt::format("prove: give the files either as options or positionally ({}), not both",
+                                 kRapidsnarkForm));
+  options.zkey = options.positional[0];
+  options.witnesses = {options.positional[1]};
+  options.proof = options.positional[2];
+  options.public_inputs = options.positional[3];
+  return options;
+}
+
+// The generator of --key's [[keys]] entry, when the command gives inputs but no generator.
+GeneratorCliOptions generator_of_key(GeneratorCliOptions generator, const Options& options, const Config& config) {
+  if (generator.given() || generator.inputs.empty() || options.key_id.empty()) return generator;
+  if (const KeyEntry* entry = config.find_key(options.key_id)) {
+    generator.wasm = entry->wasm.string();
+    generator.circuit_cpp = entry->circuit_cpp.string();
+  }
+  return generator;
+}
 
 // With several witnesses, output i goes to <stem>-<i><ext>: proof.json -> proof-0.json, proof-1.json.
 fs::path output_path(const std::string& base, size_t index, size_t count) {
@@ -50,24 +85,42 @@ std::string zkey_path(const Options& options, const Config& config) {
   return entry->zkey.string();
 }
 
-int run_prove(const Options& options) {
+int run_prove(const Options& given) {
+  const Options options = with_positional(given);
   if (options.zkey.empty() == options.key_id.empty())
     throw InputError("prove: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)");
   const Config config = load_config_or_defaults(options.config);
   const std::string zkey = zkey_path(options, config);
-  const size_t count = options.witnesses.size();
+  const GeneratorCliOptions generator_options = generator_of_key(options.generator, options, config);
+  const bool from_inputs = !generator_options.inputs.empty();
+  if (from_inputs == !options.witnesses.empty())
+    throw InputError("prove: give either --witness W.wtns or --input input.json (with --wasm or --circuit-cpp, or a "
+                     "--key whose [[keys]] entry names the generator)");
+  if (from_inputs && !generator_options.given())
+    throw InputError("prove: --input needs the circuit's witness generator: --wasm circuit.wasm or --circuit-cpp DIR");
+  if (!from_inputs && generator_options.given())
+    throw InputError("prove: --wasm and --circuit-cpp compute witnesses from --input input.json; give --input");
+  if (!from_inputs && !options.witness_out.empty())
+    throw InputError("prove: --witness-out writes the witness computed from --input; with --witness it has none to write");
+  const size_t count = from_inputs ? generator_options.inputs.size() : options.witnesses.size();
   // Before any work: no output may be an input, a device or another output (checked once the
   // engine knows its plugin files).
   std::vector<NamedFile> inputs = config_input(options.config), outputs;
   inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
   for (const auto& w : options.witnesses) inputs.push_back({"--witness", w});
+  add_generator_inputs(generator_options, inputs);
   for (size_t i = 0; i < count; ++i) {
     outputs.push_back({"--proof", output_path(options.proof, i, count).string()});
     outputs.push_back({"--public", output_path(options.public_inputs, i, count).string()});
   }
+  for (size_t i = 0; i < count && !options.witness_out.empty(); ++i)
+    outputs.push_back({"--witness-out", output_path(options.witness_out, i, count).string()});
   Engine engine(config, make_logger(config.host.log_level));
   check_outputs(engine, inputs, outputs);
   const auto& log = engine.log();
+  // input.json files first (a malformed one fails before a generator compiles), then the generator.
+  const auto circuit_inputs = read_inputs(generator_options, *log);
+  const auto generator = from_inputs ? open_generator(generator_options, config, log) : nullptr;
 
   const auto key_start = std::chrono::steady_clock::now();
   const std::shared_ptr<ResidentKey> key = engine.prover().load_key(zkey);
@@ -78,19 +131,36 @@ int run_prove(const Options& options) {
   // Every witness is read and matched to the key first, so a bad one fails before any proof is
   // written; each is read again when its turn comes, so that a long batch never holds them all.
   for (const auto& path : options.witnesses) check_witness_matches(pk, read_wtns(path, engine.witness_allocator()));
+  if (generator) check_generator_matches(*generator, pk);
 
   ProveOptions prove_options;
   prove_options.zero_blinding = options.zero_blinding;
+  prove_options.witness_stage = from_inputs;  // the generator runs as each proof's `witness` stage
   // Every proof goes to the engine at once; [pipeline] jobs_in_flight of them run together, and
-  // each reads its witness in its own load stage, so a long batch never holds them all.
+  // each reads (or computes) its witness in its own stage, so a long batch never holds them all.
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::future<ProofOutput>> proofs;
-  for (size_t i = 0; i < count; ++i)
-    proofs.push_back(engine.prover().submit(
-        key, [path = options.witnesses[i], allocator = engine.witness_allocator()] {
-          return std::make_shared<const Witness>(read_wtns(path, allocator));
-        },
-        prove_options));
+  // --witness-out: each computed witness is kept until its proof is written beside it.
+  std::vector<std::shared_ptr<const Witness>> computed(options.witness_out.empty() ? 0 : count);
+  for (size_t i = 0; i < count; ++i) {
+    WitnessSource source;
+    if (from_inputs) {
+      source = generator_witness_source(generator, circuit_inputs[i], engine.witness_allocator(),
+                                        generator_options.strict_inputs);
+      if (!computed.empty())
+        source = [inner = std::move(source), slot = &computed[i]] {
+          auto w = inner();
+          *slot = w;
+          return w;
+        };
+    } else {
+      source = [path = options.witnesses[i], allocator = engine.witness_allocator()] {
+        return std::make_shared<const Witness>(read_wtns(path, allocator));
+      };
+    }
+    proofs.push_back(engine.prover().submit(key, std::move(source), prove_options));
+  }
+  const auto input_name = [&](size_t i) { return from_inputs ? generator_options.inputs[i] : options.witnesses[i]; };
   // Outputs in order as proofs end; a failed proof fails the command, after the others are written.
   std::exception_ptr first_error;
   for (size_t i = 0; i < count; ++i) {
@@ -100,7 +170,7 @@ int run_prove(const Options& options) {
     } catch (const std::exception& e) {
       // The first failure is the command's one error line; later ones are logged.
       if (!first_error) first_error = std::current_exception();
-      else log->error("proof {}/{}: {}: {}", i + 1, count, options.witnesses[i], e.what());
+      else log->error("proof {}/{}: {}: {}", i + 1, count, input_name(i), e.what());
       continue;
     }
     const std::string& proof_path = outputs[2 * i].path;
@@ -111,6 +181,11 @@ int run_prove(const Options& options) {
     public_file.write(out.public_json.data(), out.public_json.size());
     proof_file.close();
     public_file.close();
+    if (!computed.empty() && computed[i]) {
+      const std::string witness_path = output_path(options.witness_out, i, count).string();
+      write_wtns(witness_path, computed[i]->curve, {computed[i]->values.data(), computed[i]->values.size()});
+      computed[i].reset();
+    }
     proof_file.commit();
     public_file.commit();
 
@@ -120,8 +195,8 @@ int run_prove(const Options& options) {
       stages += fmt::format("{}{} {}", stages.empty() ? "" : ", ", stage_name(static_cast<Stage>(s)),
                             human_duration(out.stage_time[s]));
     }
-    log->info("proof {}/{}: {} -> {}, {} in {} ({}; {} since the first was queued)", i + 1, count,
-              options.witnesses[i], proof_path, public_path, human_duration(out.ended_at - out.started_at), stages,
+    log->info("proof {}/{}: {} -> {}, {} in {} ({}; {} since the first was queued)", i + 1, count, input_name(i),
+              proof_path, public_path, human_duration(out.ended_at - out.started_at), stages,
               human_duration(out.ended_at - start));
   }
   if (first_error) std::rethrow_exception(first_error);
@@ -134,17 +209,23 @@ Subcommand add_prove_command(CLI::App& root) {
   auto options = std::make_shared<Options>();
   CLI::App* cmd = root.add_subcommand(
       "prove",
-      "Prove witnesses with a Groth16 key (snarkjs .zkey/.wtns in, snarkjs proof.json/public.json out).\n"
-      "The key is loaded once and reused for every --witness. With several witnesses the outputs are\n"
-      "numbered in the order given: proof-0.json/public-0.json, proof-1.json/public-1.json, ...\n"
-      "(the number goes before the extension of --proof/--public).");
+      "Prove witnesses with a Groth16 key (snarkjs .zkey/.wtns in, snarkjs proof.json/public.json out),\n"
+      "or prove input.json files (--input) with the circuit's witness generator (--wasm or --circuit-cpp),\n"
+      "as snarkjs groth16 fullprove does. The key is loaded once and reused for every --witness/--input.\n"
+      "With several the outputs are numbered in the order given: proof-0.json/public-0.json, ...\n"
+      "(the number goes before the extension of --proof/--public). rapidsnark's form works too:\n"
+      "pacer prove circuit.zkey witness.wtns proof.json public.json");
   auto* zkey = cmd->add_option("--zkey", options->zkey, "proving key (.zkey, as snarkjs writes it)")
                    ->check(CLI::ExistingFile);
   auto* key = cmd->add_option("--key", options->key_id, "id of a [[keys]] entry of the --config file, instead of --zkey");
   zkey->excludes(key);
   cmd->add_option("--witness", options->witnesses, "witness (.wtns); repeat for several proofs")
-      ->required()
       ->check(CLI::ExistingFile);
+  add_generator_options(*cmd, options->generator);
+  cmd->add_option("--witness-out", options->witness_out,
+                  "also write the witness computed from --input (numbered like --proof when several)");
+  cmd->add_option("files", options->positional, std::string("rapidsnark's form: ") + kRapidsnarkForm)
+      ->expected(0, 4);
   cmd->add_option("--proof", options->proof, "where to write the proof")->capture_default_str();
   cmd->add_option("--public", options->public_inputs, "where to write the public signals")->capture_default_str();
   // Test only: deterministic proofs to compare byte-for-byte with a reference. Hidden from --help.

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common.hpp"
+#include "generator_options.hpp"
 #include "pacer/error.hpp"
 #include "pacer/formats/zkey.hpp"
 #include "pacer/logging.hpp"
@@ -52,7 +53,19 @@ std::vector<serve::ServedKey> load_keys(Engine& engine) {
     engine.log()->info("key {}: {} ({}, {} wires, domain {}), resident in {}", entry.id, entry.zkey.string(),
                        curve_json_name(pk.curve), pk.n_vars, pk.domain_size,
                        human_duration(std::chrono::steady_clock::now() - start));
-    keys.push_back({entry.id, entry.zkey.string(), std::move(key)});
+    std::shared_ptr<const witness::Generator> generator;
+    if (!entry.wasm.empty() || !entry.circuit_cpp.empty()) {
+      // Compiled now if the cache has none: the first proof must not wait for a compiler.
+      GeneratorCliOptions generator_options;
+      generator_options.wasm = entry.wasm.string();
+      generator_options.circuit_cpp = entry.circuit_cpp.string();
+      auto opened = open_generator(generator_options, config, engine.log());
+      check_generator_matches(*opened, pk);
+      engine.log()->info("key {}: witness generator {} ({} input values)", entry.id, opened->source().describe(),
+                         opened->input_count());
+      generator = std::move(opened);
+    }
+    keys.push_back({entry.id, entry.zkey.string(), std::move(key), std::move(generator)});
   }
   return keys;
 }

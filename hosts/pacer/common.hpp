@@ -34,6 +34,7 @@ Subcommand add_bench_command(CLI::App& root);
 Subcommand add_verify_command(CLI::App& root);
 Subcommand add_report_command(CLI::App& root);
 Subcommand add_serve_command(CLI::App& root);
+Subcommand add_witness_command(CLI::App& root);
 
 // Adds the --config FILE option every subcommand takes; `path` stays empty without it.
 void add_config_option(CLI::App& command, std::string& path);

@@ -26,6 +26,7 @@ int run(int argc, char** argv) {
       pacer::host::add_plugins_command(app),
       pacer::host::add_inspect_command(app),
       pacer::host::add_prove_command(app),
+      pacer::host::add_witness_command(app),
       pacer::host::add_setup_command(app),
       pacer::host::add_gen_circuit_command(app),
       pacer::host::add_bench_command(app),

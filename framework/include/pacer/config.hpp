@@ -21,10 +21,13 @@ struct PluginChoice {
   Params params;
 };
 
-// One [[keys]] entry: a proving key the host may be asked for by id.
+// One [[keys]] entry: a proving key the host may be asked for by id, and optionally the
+// circuit's witness generator, for proofs from input.json (docs/fullprove.md).
 struct KeyEntry {
   std::string id;
   std::filesystem::path zkey;  // absolute (resolved against the config's folder)
+  std::filesystem::path wasm;         // circom's .wasm; empty: none
+  std::filesystem::path circuit_cpp;  // or circom's --c folder; empty: none (never both)
 };
 
 struct Config {
@@ -64,6 +67,11 @@ struct Config {
     unsigned shutdown_grace_s = 30;         // SIGTERM: how long the proofs in flight may still run
     unsigned max_connections = 1024;        // open connections; more are closed at once
   } server;
+
+  // [witness]: witness generators run from input.json (docs/fullprove.md).
+  struct WitnessSettings {
+    std::filesystem::path cache_dir;  // compiled generators; empty: $XDG_CACHE_HOME/pacer or ~/.cache/pacer
+  } witness;
 
   std::vector<KeyEntry> keys;
 

@@ -15,6 +15,7 @@
 
 #include "pacer/error.hpp"
 #include "pacer/formats/wtns.hpp"
+#include "pacer/witness/input_json.hpp"
 
 namespace pacer::host::serve {
 
@@ -168,7 +169,28 @@ Api::Api(asio::io_context& io, JobStore& store, Metrics& metrics, Runtime& runti
       runtime_(runtime),
       keys_(std::move(keys)),
       server_(runtime.config().server),
-      connections_(std::move(connections)) {}
+      connections_(std::move(connections)),
+      rapidsnark_(
+          store,
+          [this](const std::string& key_id, Request& request) -> std::variant<std::string, Response> {
+            const ServedKey* key = find_key(key_id);
+            if (!key)
+              return error(http::status::not_found,
+                           fmt::format("unknown circuit '{}' (the ids of [[keys]]: {})", one_line(key_id), key_ids()));
+            return enqueue(*key, request, Priority::normal);
+          },
+          [this](http::status status, const std::string& reason) { return error(status, reason); }) {}
+
+const ServedKey* Api::find_key(const std::string& id) const {
+  const auto key = std::find_if(keys_.begin(), keys_.end(), [&](const ServedKey& k) { return k.id == id; });
+  return key == keys_.end() ? nullptr : &*key;
+}
+
+std::string Api::key_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& k : keys_) ids.push_back(k.id);
+  return ids.empty() ? "none" : fmt::format("{}", fmt::join(ids, ", "));
+}
 
 Response Api::error(http::status status, const std::string& reason) {
   return json_response(status, json{{"error", one_line(reason)}});
@@ -230,8 +252,23 @@ void Api::handle(Request request, Respond respond) {
       if (auto bad = target.unknown_parameter({}); !bad.empty()) return respond(error(http::status::bad_request, bad));
       return respond(target.path == "/metrics" ? metrics() : status());
     }
+    // rapidsnark's prover-server routes (rapidsnark_front.hpp).
+    if (target.path.starts_with("/input/") && target.path.size() > 7) {
+      if (method != http::verb::post) return respond(wrong_method("POST"));
+      return respond(rapidsnark_.input(target.path.substr(7), request));
+    }
+    if (target.path == "/status") {
+      if (method != http::verb::get) return respond(wrong_method("GET"));
+      return respond(rapidsnark_.status());
+    }
+    if (target.path == "/cancel" || target.path == "/start" || target.path == "/stop") {
+      if (method != http::verb::post) return respond(wrong_method("POST"));
+      // rapidsnark's /start and /stop do nothing either: the prover is always running.
+      return respond(target.path == "/cancel" ? rapidsnark_.cancel() : rapidsnark_.status());
+    }
     respond(error(http::status::not_found,
-                  fmt::format("no such endpoint: {} (see docs/daemon.md: /v1/proofs, /v1/status, /metrics)",
+                  fmt::format("no such endpoint: {} (see docs/daemon.md: /v1/proofs, /v1/status, /metrics, and "
+                              "rapidsnark's /input/<circuit>, /status, /cancel, /start, /stop)",
                               one_line(target.path))));
   } catch (const std::exception& e) {
     respond(error(http::status::internal_server_error, e.what()));
@@ -243,16 +280,13 @@ void Api::handle(Request request, Respond respond) {
 void Api::submit(const Target& target, Request& request, Respond& respond) {
   if (auto bad = target.unknown_parameter({"key", "priority"}); !bad.empty())
     return respond(error(http::status::bad_request, bad));
-  std::vector<std::string> ids;
-  for (const auto& k : keys_) ids.push_back(k.id);
   const auto key_it = target.query.find("key");
   if (key_it == target.query.end())
-    return respond(error(http::status::bad_request,
-                         fmt::format("POST /v1/proofs needs ?key=ID (keys: {})", fmt::join(ids, ", "))));
-  const auto key = std::find_if(keys_.begin(), keys_.end(), [&](const ServedKey& k) { return k.id == key_it->second; });
-  if (key == keys_.end())
-    return respond(error(http::status::not_found, fmt::format("unknown key '{}' (keys: {})", one_line(key_it->second),
-                                                             ids.empty() ? "none" : fmt::format("{}", fmt::join(ids, ", ")))));
+    return respond(error(http::status::bad_request, fmt::format("POST /v1/proofs needs ?key=ID (keys: {})", key_ids())));
+  const ServedKey* key = find_key(key_it->second);
+  if (!key)
+    return respond(error(http::status::not_found,
+                         fmt::format("unknown key '{}' (keys: {})", one_line(key_it->second), key_ids())));
   Priority priority = Priority::normal;
   if (const auto p = target.query.find("priority"); p != target.query.end()) {
     const auto parsed = parse_priority(p->second);
@@ -261,30 +295,65 @@ void Api::submit(const Target& target, Request& request, Respond& respond) {
                            fmt::format("priority must be critical, high, normal or low, got '{}'", one_line(p->second))));
     priority = *parsed;
   }
+  auto queued = enqueue(*key, request, priority);
+  if (auto* refused = std::get_if<Response>(&queued)) return respond(std::move(*refused));
+  const std::string& id = std::get<std::string>(queued);
+  Response r = json_response(http::status::accepted, json{{"id", id}, {"state", "queued"}, {"key", key->id},
+                                                          {"priority", priority_name(priority)}});
+  r.set(http::field::location, fmt::format("{}/{}", kProofs, id));
+  respond(std::move(r));
+}
+
+std::variant<std::string, Response> Api::enqueue(const ServedKey& key, Request& request, Priority priority) {
+  // "application/json; charset=utf-8" too: the media type before any parameter, any case.
+  std::string media(sv(request[http::field::content_type]).substr(0, sv(request[http::field::content_type]).find(';')));
+  media.erase(media.find_last_not_of(" \t") + 1);
+  std::transform(media.begin(), media.end(), media.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool input_json = media == "application/json";
   if (request.body().empty())
-    return respond(error(http::status::bad_request, "the body must be the witness: the bytes of a .wtns file"));
+    return error(http::status::bad_request, input_json ? "the body must be the circuit's input.json"
+                                                       : "the body must be the witness: the bytes of a .wtns file (or, "
+                                                         "with Content-Type: application/json, the circuit's input.json)");
+  WitnessSource source;
+  if (input_json) {
+    if (!key.generator)
+      return error(http::status::unsupported_media_type,
+                   fmt::format("key '{}' has no witness generator, so it takes .wtns bodies only; give wasm = \"...\" or "
+                               "circuit_cpp = \"...\" in its [[keys]] entry to prove input.json",
+                               key.id));
+    std::shared_ptr<const witness::CircuitInputs> inputs;
+    try {
+      inputs = std::make_shared<const witness::CircuitInputs>(
+          witness::parse_input_json(request.body(), "the request body"));
+    } catch (const InputError& e) {
+      return error(http::status::bad_request, e.what());
+    }
+    try {
+      key.generator->check_inputs(*inputs);  // a wrong signal is refused now, not as a failed proof later
+    } catch (const InputError& e) {
+      return error(http::status::unprocessable_entity, e.what());
+    }
+    source = [generator = key.generator, inputs, allocator = runtime_.witness_allocator()] {
+      return std::make_shared<const Witness>(generator->compute(*inputs, allocator));
+    };
+  } else {
+    std::shared_ptr<const Witness> witness;
+    try {
+      witness = std::make_shared<const Witness>(
+          read_wtns_bytes("the request body", std::move(request.body()), runtime_.witness_allocator()));
+    } catch (const InputError& e) {
+      return error(http::status::bad_request, e.what());
+    }
+    try {
+      check_witness_matches(key.key->key(), *witness);
+    } catch (const InputError& e) {
+      return error(http::status::unprocessable_entity, e.what());
+    }
+    source = [witness] { return witness; };
+  }
 
-  std::shared_ptr<const Witness> witness;
-  try {
-    witness = std::make_shared<const Witness>(
-        read_wtns_bytes("the request body", std::move(request.body()), runtime_.witness_allocator()));
-  } catch (const InputError& e) {
-    return respond(error(http::status::bad_request, e.what()));
-  }
-  try {
-    check_witness_matches(key->key->key(), *witness);
-  } catch (const InputError& e) {
-    return respond(error(http::status::unprocessable_entity, e.what()));
-  }
-
-  const auto result = store_.submit(key->id, key->key, std::move(witness), priority);
-  if (const auto* accepted = std::get_if<JobStore::Accepted>(&result)) {
-    Response r = json_response(http::status::accepted,
-                               json{{"id", accepted->id}, {"state", "queued"}, {"key", key->id},
-                                    {"priority", priority_name(priority)}});
-    r.set(http::field::location, fmt::format("{}/{}", kProofs, accepted->id));
-    return respond(std::move(r));
-  }
+  const auto result = store_.submit(key.id, key.key, std::move(source), input_json, priority);
+  if (const auto* accepted = std::get_if<JobStore::Accepted>(&result)) return accepted->id;
   if (const auto* refused = std::get_if<JobStore::Refused>(&result)) {
     Response r = error(http::status::too_many_requests,
                        fmt::format("queue full: {} proofs of priority {} or higher are waiting ([server] max_queued = "
@@ -292,9 +361,9 @@ void Api::submit(const Target& target, Request& request, Respond& respond) {
                                    refused->ahead, priority_name(priority), server_.max_queued,
                                    refused->retry_after.count()));
     r.set(http::field::retry_after, std::to_string(refused->retry_after.count()));
-    return respond(std::move(r));
+    return r;
   }
-  respond(error(http::status::service_unavailable, "the daemon is shutting down and takes no new proofs"));
+  return error(http::status::service_unavailable, "the daemon is shutting down and takes no new proofs");
 }
 
 Response Api::job_response(const std::string& id) {

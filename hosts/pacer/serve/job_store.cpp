@@ -40,7 +40,8 @@ std::optional<Priority> parse_priority(std::string_view name) {
 struct JobStore::Job {
   std::string id, key_id;
   std::shared_ptr<ResidentKey> key;
-  std::shared_ptr<const Witness> witness;  // until the engine has it
+  WitnessSource witness;  // until the engine has it: a .wtns read, or input.json for the generator
+  bool computes_witness = false;  // the source runs a witness generator (the proof's witness stage)
   Priority priority = Priority::normal;
   JobState state = JobState::queued;
   bool cancel_requested = false;
@@ -74,8 +75,8 @@ std::string JobStore::new_id_locked() {
   }
 }
 
-JobStore::SubmitResult JobStore::submit(std::string key_id, std::shared_ptr<ResidentKey> key,
-                                        std::shared_ptr<const Witness> witness, Priority priority) {
+JobStore::SubmitResult JobStore::submit(std::string key_id, std::shared_ptr<ResidentKey> key, WitnessSource witness,
+                                        bool computes_witness, Priority priority) {
   std::lock_guard lock(mu_);
   if (closed_) return Closed{};
   // The limit bounds the wait of the new job: only jobs that would run before it count, so an
@@ -92,6 +93,7 @@ JobStore::SubmitResult JobStore::submit(std::string key_id, std::shared_ptr<Resi
   job->key_id = std::move(key_id);
   job->key = std::move(key);
   job->witness = std::move(witness);
+  job->computes_witness = computes_witness;
   job->priority = priority;
   job->submitted = SteadyClock::now();
   job->submitted_at = unix_seconds(std::chrono::system_clock::now());
@@ -117,11 +119,12 @@ void JobStore::dispatch_locked() {
     job->started_at = unix_seconds(std::chrono::system_clock::now());
     metrics_.queue_wait(std::chrono::duration<double>(job->started - job->submitted).count());
     ProveOptions options;
+    options.witness_stage = job->computes_witness;
     // Runs on an engine thread once the future is ready; it waits for mu_, which this thread holds
     // until job->future is set below.
     options.on_done = [this, job] { proof_ended(job); };
     try {
-      job->future = prover_.submit(job->key, [witness = job->witness] { return witness; }, options);
+      job->future = prover_.submit(job->key, job->witness, options);
       job->in_engine = true;
       ++in_engine_;
     } catch (const std::exception& e) {
@@ -130,7 +133,7 @@ void JobStore::dispatch_locked() {
       finalize_locked(job, JobState::failed, wake);
       for (auto& w : wake) w();  // they only post to their connections' executors
     }
-    job->witness.reset();  // the engine's copy is the one that counts now
+    job->witness = nullptr;  // the engine's copy is the one that counts now
   }
 }
 
@@ -183,7 +186,7 @@ void JobStore::finalize_locked(const std::shared_ptr<Job>& job, JobState state, 
     job->proof_json.clear();
     job->public_json.clear();
   }
-  job->witness.reset();
+  job->witness = nullptr;
   metrics_.ended(state == JobState::done ? Outcome::done : state == JobState::failed ? Outcome::failed : Outcome::cancelled);
   for (auto& w : job->waiters) wake.push_back(std::move(w));
   job->waiters.clear();

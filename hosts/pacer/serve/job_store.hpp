@@ -72,8 +72,10 @@ class JobStore {
   struct Refused { std::chrono::seconds retry_after; size_t ahead; };  // queue full: 429
   struct Closed {};                                                   // shutting down: 503
   using SubmitResult = std::variant<Accepted, Refused, Closed>;
-  SubmitResult submit(std::string key_id, std::shared_ptr<ResidentKey> key, std::shared_ptr<const Witness> witness,
-                      Priority priority);
+  // `witness` gives the proof's witness; computes_witness: it runs a witness generator, which then
+  // runs as the proof's own witness stage (ProveOptions::witness_stage).
+  SubmitResult submit(std::string key_id, std::shared_ptr<ResidentKey> key, WitnessSource witness,
+                      bool computes_witness, Priority priority);
 
   std::optional<JobView> find(const std::string& id) const;
   // Calls `wake` (from any thread) once the job is final and returns true; returns false, without
