@@ -36,6 +36,7 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   if (mapped == MAP_FAILED) throw InputError(path + ": cannot map: " + std::strerror(errno));
   data_ = static_cast<const std::byte*>(mapped);
   mapped_ = true;
+  identity_ = file.identity();
 }
 
 MappedFile::MappedFile(std::string name, std::string bytes) : path_(std::move(name)), owned_(std::move(bytes)) {

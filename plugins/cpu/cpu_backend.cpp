@@ -79,7 +79,7 @@ class CpuBackend final : public Backend {
     // Lanes: proofs share the pool, so any number can be in flight; one per pool thread is more
     // than ever pays (jobs_in_flight bounds them anyway).
     return {"cpu", {"cpu: " + std::to_string(host_.pool->size()) + " threads" + kernels}, host_.pool->size(),
-            {CurveId::bn254, CurveId::bls12_381}, 0, {}};
+            {CurveId::bn254, CurveId::bls12_381}, 0, {}, /*lane_calls_overlap=*/true};
   }
 
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "pacer/files.hpp"
 #include "pacer/types.hpp"
 
 namespace pacer {
@@ -54,6 +55,9 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   std::span<const std::byte> bytes() const { return {data_, size_}; }
   const std::string& path() const { return path_; }
+  // The file as it was when mapped (all zero for bytes that arrived another way): compare with
+  // file_identity(path()) to learn whether anything rewrote it since.
+  const FileIdentity& identity() const { return identity_; }
 
  private:
   std::string path_;
@@ -61,6 +65,7 @@ class MappedFile {
   size_t size_ = 0;
   std::string owned_;  // the bytes of the in-memory form; empty for a mapped file
   bool mapped_ = false;
+  FileIdentity identity_;
 };
 
 class BinFile {
