@@ -136,13 +136,18 @@ max_wait_s = 9
 shutdown_grace_s = 0
 max_connections = 10
 
+[witness]
+cache_dir = "cache"
+
 [[keys]]
 id = "poseidon"
 zkey = "keys/poseidon.zkey"
+wasm = "keys/poseidon.wasm"
 
 [[keys]]
 id = "abs"
 zkey = "/data/abs.zkey"
+circuit_cpp = "/data/abs_cpp"
 )",
                                              "conf/config.toml"));
   const fs::path conf = fs::absolute(scratch.dir / "conf");
@@ -174,6 +179,11 @@ zkey = "/data/abs.zkey"
   REQUIRE(cfg.find_key("poseidon") != nullptr);
   CHECK(cfg.find_key("poseidon")->zkey == conf / "keys/poseidon.zkey");
   CHECK(cfg.find_key("abs")->zkey == "/data/abs.zkey");
+  CHECK(cfg.witness.cache_dir == conf / "cache");
+  CHECK(cfg.find_key("poseidon")->wasm == conf / "keys/poseidon.wasm");
+  CHECK(cfg.find_key("poseidon")->circuit_cpp.empty());
+  CHECK(cfg.find_key("abs")->circuit_cpp == "/data/abs_cpp");
+  CHECK(cfg.find_key("abs")->wasm.empty());
   CHECK(cfg.find_key("nope") == nullptr);
 }
 
@@ -183,12 +193,16 @@ TEST_CASE("config: unknown tables and keys name the key, the line and what is kn
                     "plugin_dirs, threads, verify_proofs)"));
   CHECK_THAT(load_error("\n[hots]\nthreads = 4\n"),
              Equals("config.toml:2: unknown table [hots] (known: allocator, backend, host, keys, pipeline, "
-                    "scheduler, server, staging)"));
+                    "scheduler, server, staging, witness)"));
   CHECK_THAT(load_error("threads = 4\n"), Contains("config.toml:1: unknown key 'threads' at top level"));
   CHECK_THAT(load_error("[backend]\nplugin = \"cpu\"\nparam = {}\n"),
              Equals("config.toml:3: unknown key 'param' in [backend] (known: params, plugin)"));
   CHECK_THAT(load_error("[[keys]]\nid = \"a\"\nzkey = \"a.zkey\"\npath = \"x\"\n"),
-             Equals("config.toml:4: unknown key 'path' in [[keys]] #1 (known: id, zkey)"));
+             Equals("config.toml:4: unknown key 'path' in [[keys]] #1 (known: circuit_cpp, id, wasm, zkey)"));
+  CHECK_THAT(load_error("[[keys]]\nid = \"a\"\nzkey = \"a.zkey\"\nwasm = \"a.wasm\"\ncircuit_cpp = \"a_cpp\"\n"),
+             Equals("config.toml:4: [[keys]] #1 gives both wasm and circuit_cpp: one witness generator per key"));
+  CHECK_THAT(load_error("[witness]\ncache = \"x\"\n"),
+             Equals("config.toml:2: unknown key 'cache' in [witness] (known: cache_dir)"));
   // Several strays: the first in the file is reported, whatever the hash order.
   CHECK_THAT(load_error("[pipeline]\nzz = 1\naa = 2\nbb = 3\n"), Contains("config.toml:2: unknown key 'zz'"));
 }
