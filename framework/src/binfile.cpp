@@ -2,6 +2,7 @@
 #include "pacer/formats/binfile.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -43,6 +44,15 @@ MappedFile::MappedFile(std::string name, std::string bytes) : path_(std::move(na
   if (owned_.empty()) throw InputError(path_ + ": empty");
   data_ = reinterpret_cast<const std::byte*>(owned_.data());
   size_ = owned_.size();
+}
+
+void MappedFile::drop_pages(std::span<const std::byte> part) const {
+  if (!mapped_ || part.empty() || part.data() < data_ || part.data() + part.size() > data_ + size_) return;
+  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (uintptr_t(part.data()) + page - 1) & ~(page - 1);
+  const uintptr_t end = (uintptr_t(part.data()) + part.size()) & ~(page - 1);
+  // A private read-only file mapping: MADV_DONTNEED only unmaps the pages; the file backs them.
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

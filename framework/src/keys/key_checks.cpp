@@ -77,15 +77,20 @@ KeyChecks::~KeyChecks() {
 std::shared_ptr<ResidentKey> KeyChecks::load(std::shared_ptr<const ProvingKey> key) {
   const auto start = std::chrono::steady_clock::now();
   // The digest of the bytes the backend is about to read; the record applies to them only if the
-  // file is still the one mapped once they are resident.
-  const std::string digest = key_content_digest(key->file->bytes(), &pool_);
+  // file is still the one mapped once they are resident. A mapped file is hashed through pread
+  // (file_content_digest), not through the mapping, whose touched pages would stay in the
+  // process's RSS beside the backend's copy of the points.
+  const bool mapped = !(key->file->identity() == FileIdentity{});
+  const std::optional<std::string> digest = mapped
+                                                ? file_content_digest(key->path, key->file->identity(), &pool_)
+                                                : key_content_digest(key->file->bytes(), &pool_);
   const auto hashed = std::chrono::steady_clock::now();
   std::shared_ptr<ResidentKey> resident = backend_.load(key);
-  const bool unchanged = file_identity(key->path) == key->file->identity();
-  if (!records_.empty() && unchanged && KeyCheckRecords(records_).passed(digest)) {
+  const bool unchanged = digest && file_identity(key->path) == key->file->identity();
+  if (!records_.empty() && unchanged && KeyCheckRecords(records_).passed(*digest)) {
     if (log_)
       log_->debug("key {}: its points passed the subgroup checks before (record {}, digest in {})", key->path,
-                  KeyCheckRecords(records_).record_path(digest).string(), human_ms(hashed - start));
+                  KeyCheckRecords(records_).record_path(*digest).string(), human_ms(hashed - start));
     return resident;
   }
   auto trust = std::make_shared<KeyTrust>();
@@ -93,7 +98,7 @@ std::shared_ptr<ResidentKey> KeyChecks::load(std::shared_ptr<const ProvingKey> k
     std::lock_guard lock(mu_);
     std::erase_if(trust_, [](const auto& entry) { return entry.second.first.expired(); });
     trust_[resident.get()] = {resident, trust};
-    queue_.push_back({resident, trust, digest});
+    queue_.push_back({resident, trust, digest.value_or("")});
     if (!thread_.joinable()) {
       try {
         thread_ = std::thread([this] { run(); });

@@ -58,6 +58,11 @@ class MappedFile {
   // The file as it was when mapped (all zero for bytes that arrived another way): compare with
   // file_identity(path()) to learn whether anything rewrote it since.
   const FileIdentity& identity() const { return identity_; }
+  // Gives back the memory of the pages that lie wholly inside `part` (a span of bytes()) once a
+  // backend has copied what it needs from them: a later read faults them in again from the page
+  // cache, so the bytes stay valid, but a one-shot run's peak RSS no longer holds the file beside
+  // its decoded copy. Nothing for bytes that arrived another way (they are the only copy).
+  void drop_pages(std::span<const std::byte> part) const;
 
  private:
   std::string path_;
