@@ -7,8 +7,8 @@
 
 Each round runs pacer, then every --other prover, so a machine whose speed drifts (shared VMs do)
 affects all of them alike. Reports the median and minimum wall time and the median user+system
-CPU time of each prover, and each one's median wall time relative to pacer's. --vkey checks every
-proof once with snarkjs (tests/oracle). --json writes the same numbers with the command and date.
+CPU time and the largest peak RSS of each prover, and each one's median wall time relative to pacer's. --vkey checks every
+prover's last proof with snarkjs (tests/oracle), or with `pacer verify` where it is not installed. --json writes the same numbers with the command and date.
 Thread counts: pacer takes [host] threads from --config; other provers take theirs from their
 own environment (set it before calling, e.g. RAPIDSNARK_NTHREADS with a preload shim).
 """
@@ -17,28 +17,34 @@ import datetime
 import json
 import os
 import platform
-import resource
 import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def timed(cmd):
-    """Runs cmd (a list); returns (wall seconds, cpu seconds of the child) or raises on failure."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Runs cmd (a list); returns (wall seconds, cpu seconds, peak RSS in MB) of that one child, or
+    exits on failure. wait4 gives the child's own rusage: RUSAGE_CHILDREN's maxrss would be the
+    largest of every child so far."""
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stderr_text = []
+    # stderr is read on a thread so that a chatty child cannot block on a full pipe before exiting.
+    reader = threading.Thread(target=lambda: stderr_text.append(proc.stderr.read()))
+    reader.start()
+    _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reader.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        sys.exit(f"bench_compare: {shlex.join(cmd)} failed (exit {proc.returncode}): {proc.stderr.strip()[-400:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+        sys.exit(f"bench_compare: {shlex.join(cmd)} failed (exit {proc.returncode}): {''.join(stderr_text).strip()[-400:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0  # ru_maxrss: KiB on Linux
 
 
 def main():
@@ -81,33 +87,46 @@ def main():
     samples = {name: [] for name, _ in provers}
     for r in range(args.runs):
         for name, template in provers:
-            wall, cpu = timed(command(name, template))
-            samples[name].append((wall, cpu))
-            print(f"run {r + 1}/{args.runs} {name:<12} {wall:8.3f} s wall {cpu:8.3f} s cpu", flush=True)
+            wall, cpu, rss = timed(command(name, template))
+            samples[name].append((wall, cpu, rss))
+            print(f"run {r + 1}/{args.runs} {name:<12} {wall:8.3f} s wall {cpu:8.3f} s cpu {rss:7.1f} MB peak RSS",
+                  flush=True)
 
     if args.vkey:
+        # snarkjs where the oracle is installed (an implementation independent of pacer's), else
+        # `pacer verify` (pairing check as snarkjs does it).
         snarkjs = os.path.join(ROOT, "tests", "oracle", "node_modules", ".bin", "snarkjs")
         for name, _ in provers:
-            ok = subprocess.run([snarkjs, "groth16", "verify", args.vkey, os.path.join(work, f"{name}.public.json"),
-                                 os.path.join(work, f"{name}.proof.json")], capture_output=True, text=True)
-            verdict = "OK" if ok.returncode == 0 and "OK" in ok.stdout else "FAILED"
-            print(f"snarkjs verify {name}: {verdict}")
+            public, proof = os.path.join(work, f"{name}.public.json"), os.path.join(work, f"{name}.proof.json")
+            if os.path.exists(snarkjs):
+                verifier = "snarkjs"
+                ok = subprocess.run([snarkjs, "groth16", "verify", args.vkey, public, proof], capture_output=True,
+                                    text=True)
+                passed = ok.returncode == 0 and "OK" in ok.stdout
+            else:
+                verifier = "pacer verify"
+                ok = subprocess.run([args.pacer, "verify", "--vkey", args.vkey, "--public", public, "--proof", proof],
+                                    capture_output=True, text=True)
+                passed = ok.returncode == 0
+            verdict = "OK" if passed else "FAILED"
+            print(f"{verifier} {name}: {verdict}")
             if verdict != "OK":
                 sys.exit(f"bench_compare: the proof of {name} does not verify")
 
-    base = statistics.median(w for w, _ in samples["pacer"])
+    base = statistics.median(w for w, _, _ in samples["pacer"])
     rows = []
-    print(f"\n| prover | median wall | min wall | median cpu | pacer / prover (median wall) |")
-    print("|---|---|---|---|---|")
+    print(f"\n| prover | median wall | min wall | median cpu | max peak RSS | pacer / prover (median wall) |")
+    print("|---|---|---|---|---|---|")
     for name, _ in provers:
-        walls = [w for w, _ in samples[name]]
-        cpus = [c for _, c in samples[name]]
+        walls = [w for w, _, _ in samples[name]]
+        cpus = [c for _, c, _ in samples[name]]
         row = {"prover": name, "median_wall_s": statistics.median(walls), "min_wall_s": min(walls),
-               "median_cpu_s": statistics.median(cpus), "runs": samples[name]}
+               "median_cpu_s": statistics.median(cpus), "max_rss_mb": max(m for _, _, m in samples[name]),
+               "runs": samples[name]}
         rows.append(row)
         ratio = base / row["median_wall_s"]
         print(f"| {name} | {row['median_wall_s']:.3f} s | {row['min_wall_s']:.3f} s | {row['median_cpu_s']:.3f} s "
-              f"| {ratio:.2f} |")
+              f"| {row['max_rss_mb']:.0f} MB | {ratio:.2f} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"command": shlex.join(sys.argv), "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(),

@@ -40,12 +40,22 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   data_ = static_cast<const std::byte*>(mapped);
   mapped_ = true;
   fd_ = ::fcntl(file.fd(), F_DUPFD_CLOEXEC, 0);  // -1: copy_out falls back to the mapping
+  identity_ = file.identity();
 }
 
 MappedFile::MappedFile(std::string name, std::string bytes) : path_(std::move(name)), owned_(std::move(bytes)) {
   if (owned_.empty()) throw InputError(path_ + ": empty");
   data_ = reinterpret_cast<const std::byte*>(owned_.data());
   size_ = owned_.size();
+}
+
+void MappedFile::drop_pages(std::span<const std::byte> part) const {
+  if (!mapped_ || part.empty() || part.data() < data_ || part.data() + part.size() > data_ + size_) return;
+  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (uintptr_t(part.data()) + page - 1) & ~(page - 1);
+  const uintptr_t end = (uintptr_t(part.data()) + part.size()) & ~(page - 1);
+  // A private read-only file mapping: MADV_DONTNEED only unmaps the pages; the file backs them.
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -30,6 +30,34 @@ std::string file_kind_name(mode_t mode) {
   return "not a regular file";
 }
 
+namespace {
+
+FileIdentity identity_of(const struct stat& st) {
+  return {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size),
+          int64_t(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
+}
+
+}  // namespace
+
+Descriptor::~Descriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int make_private_dirs(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return 0;
+  if (dir.has_parent_path() && dir.parent_path() != dir)
+    if (const int e = make_private_dirs(dir.parent_path())) return e;
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return errno;
+  return std::filesystem::is_directory(dir, ec) ? 0 : ENOTDIR;
+}
+
+std::optional<FileIdentity> file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return identity_of(st);
+}
+
 RegularFile::RegularFile(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
@@ -47,6 +75,7 @@ RegularFile::RegularFile(const std::string& path) : path_(path) {
   // Reads of a regular file never block anyway; clear the flag so that nothing below depends on it.
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   size_ = static_cast<uint64_t>(st.st_size);
+  identity_ = identity_of(st);
 }
 
 RegularFile::~RegularFile() {

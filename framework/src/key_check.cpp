@@ -70,7 +70,8 @@ uint64_t splitmix64(uint64_t x) {
 
 // Rounds for a miss below 2^-64 with b-bit coefficients.
 unsigned batch_rounds(uint64_t q, unsigned bits) {
-  const double per_round = double((uint64_t(1) << bits) + q - 1) / double(q) / double(uint64_t(1) << bits);
+  const uint64_t hits = ((uint64_t(1) << bits) + q - 1) / q;  // ⌈2^b/q⌉ coefficients in one residue class
+  const double per_round = double(hits) / double(uint64_t(1) << bits);
   const double bits_per_round = std::max(-std::log2(per_round), 1e-3);
   return unsigned(std::ceil(64.0 / bits_per_round));
 }
@@ -133,13 +134,44 @@ uint64_t smallest_cofactor_prime(CurveId curve, bool g2) {
   return g2 ? 13 : 3;
 }
 
+namespace {
+
+// Looks the section up point by point and throws InputError naming the first point that fails;
+// returns when every point passes.
+template <class Curve>
+void refuse_bad_point(const ProvingKey& key, const Section& s, ThreadPool& pool) {
+  using G1 = typename Curve::G1;
+  using G2 = typename Curve::G2;
+  const size_t bad = s.g2 ? first_bad_point<Curve, G2>(s.bytes, pool) : first_bad_point<Curve, G1>(s.bytes, pool);
+  if (bad == SIZE_MAX) return;
+  const bool on_curve = s.g2 ? on_the_curve<G2>(s.bytes, bad) : on_the_curve<G1>(s.bytes, bad);
+  throw InputError(key.path + ": section " + std::to_string(s.id) + " (" + s.name + "), point " +
+                   std::to_string(bad) +
+                   (on_curve ? " is not in the curve's prime-order subgroup" : " is not a point of the curve") +
+                   ": the key is damaged; make or download it again");
+}
+
+template <class Curve>
+bool has_cofactor(bool g2) {
+  return g2 || Curve::Pairing::family != math::PairingFamily::bn;  // BN G1: cofactor 1
+}
+
+template <class Curve, class Group>
+bool sum_in_subgroup(const PointBytes& sum) {
+  if (sum.size != math::point_bytes<Group>()) return false;
+  const auto p = math::decode_point<Group>(sum.data.data());
+  return math::is_valid_key_point(p) && math::in_prime_subgroup<Curve>(p);
+}
+
+}  // namespace
+
 void check_key_subgroups(const ProvingKey& key, ThreadPool& pool, const KeyCheckTuning& tuning) {
   const Section sections[] = {{3, "IC", key.ic, false}, {5, "A", key.a, false},  {6, "B1", key.b1, false},
                               {7, "B2", key.b2, true},  {8, "C", key.c, false},  {9, "H", key.h, false}};
   math::with_curve(key.curve, [&](auto curve) {
     using Curve = decltype(curve);
     for (const auto& s : sections) {
-      if (!s.g2 && Curve::Pairing::family == math::PairingFamily::bn) continue;  // BN G1: cofactor 1
+      if (!has_cofactor<Curve>(s.g2)) continue;
       const size_t points = s.bytes.size() / (s.g2 ? math::point_bytes<typename Curve::G2>()
                                                    : math::point_bytes<typename Curve::G1>());
       if (tuning.batch_min_points_per_task && points >= tuning.batch_min_points_per_task) {
@@ -148,14 +180,47 @@ void check_key_subgroups(const ProvingKey& key, ThreadPool& pool, const KeyCheck
                                    : batch_in_subgroup<Curve, typename Curve::G1>(s.bytes, pool, min_points);
         if (all_good) continue;
       }
-      const size_t bad = s.g2 ? first_bad_point<Curve, typename Curve::G2>(s.bytes, pool)
-                              : first_bad_point<Curve, typename Curve::G1>(s.bytes, pool);
-      if (bad == SIZE_MAX) continue;
-      const bool on_curve = s.g2 ? on_the_curve<typename Curve::G2>(s.bytes, bad) : on_the_curve<typename Curve::G1>(s.bytes, bad);
-      throw InputError(key.path + ": section " + std::to_string(s.id) + " (" + s.name + "), point " +
-                       std::to_string(bad) +
-                       (on_curve ? " is not in the curve's prime-order subgroup" : " is not a point of the curve") +
-                       ": the key is damaged; make or download it again");
+      refuse_bad_point<Curve>(key, s, pool);
+    }
+  });
+}
+
+void check_resident_key_subgroups(const ProvingKey& key, const KeyPointSums& sums, ThreadPool& pool) {
+  struct Part {
+    Section section;
+    Basis basis;
+  };
+  const Part parts[] = {{{5, "A", key.a, false}, Basis::A},  {{6, "B1", key.b1, false}, Basis::B1},
+                        {{7, "B2", key.b2, true}, Basis::A}, {{8, "C", key.c, false}, Basis::C},
+                        {{9, "H", key.h, false}, Basis::H}};
+  math::with_curve(key.curve, [&](auto curve) {
+    using Curve = decltype(curve);
+    using G1 = typename Curve::G1;
+    using G2 = typename Curve::G2;
+    if (has_cofactor<Curve>(false)) refuse_bad_point<Curve>(key, {3, "IC", key.ic, false}, pool);
+    std::vector<Fr256> scalars;
+    for (const auto& [s, basis] : parts) {
+      if (!has_cofactor<Curve>(s.g2)) continue;
+      const size_t count = s.bytes.size() / (s.g2 ? math::point_bytes<G2>() : math::point_bytes<G1>());
+      if (count == 0) continue;
+      scalars.resize(count);
+      const unsigned rounds = batch_rounds(smallest_cofactor_prime(Curve::id, s.g2), kKeyCheckSumBits);
+      for (unsigned round = 0; round < rounds; ++round) {
+        // Unpredictable coefficients, drawn after the key was read: a key cannot be built to cancel them.
+        const uint64_t seed = os_random_value<uint64_t>();
+        constexpr size_t kChunk = size_t(1) << 14;
+        pool.parallel_for((count + kChunk - 1) / kChunk, [&](size_t chunk) {
+          for (size_t i = chunk * kChunk, end = std::min(count, i + kChunk); i < end; ++i)
+            scalars[i] = {splitmix64(seed ^ i) >> (64 - kKeyCheckSumBits), 0, 0, 0};
+        });
+        const bool in_subgroup = s.g2 ? sum_in_subgroup<Curve, G2>(sums.g2(scalars))
+                                      : sum_in_subgroup<Curve, G1>(sums.g1(basis, scalars));
+        if (in_subgroup) continue;
+        refuse_bad_point<Curve>(key, s, pool);
+        throw FailedError(key.path + ": the backend's sum over section " + std::to_string(s.id) + " (" + s.name +
+                          ") is outside the prime-order subgroup, yet every point of it is inside: the backend "
+                          "computed a wrong MSM");
+      }
     }
   });
 }

@@ -23,8 +23,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "keys/key_checks.hpp"
 #include "pacer/error.hpp"
-#include "pacer/key_check.hpp"
 #include "pacer/self_check.hpp"
 #include "pacer/thread_guard.hpp"
 #include "pacer/thread_pool.hpp"
@@ -200,6 +200,7 @@ struct Job {
 
   JobId id = 0;
   std::shared_ptr<ResidentKey> key;
+  std::shared_ptr<KeyTrust> trust;  // the key's subgroup check, while it has not passed
   WitnessSource source;
   ProveOptions options;
   uint64_t bytes = 0;  // admission estimate
@@ -241,6 +242,7 @@ struct Prover::Impl {
       throw FailedError(fmt::format("backend {} declares {} lanes but names the device of {}", info.name, lanes,
                                     info.lane_devices.size()));
     lane_device = info.lane_devices.empty() ? std::vector<unsigned>(lanes, 0) : info.lane_devices;
+    lane_calls_overlap = info.lane_calls_overlap;
     const unsigned devices = *std::max_element(lane_device.begin(), lane_device.end()) + 1;
     if (devices > lanes)
       throw FailedError(fmt::format("backend {}: a lane's device is {}, above its lane count", info.name, devices - 1));
@@ -251,6 +253,12 @@ struct Prover::Impl {
       strands.push_back(asio::make_strand(drivers.get_executor()));
       free_lanes.push_back(l);
     }
+    if (parts.check_key_subgroups)
+      key_checks = std::make_unique<KeyChecks>(
+          *parts.backend, *parts.pool, parts.log, parts.key_check_records,
+          KeyChecks::Lanes{[this](std::function<void(std::optional<Lane>)> granted) { acquire_lane(std::move(granted)); },
+                           [this](Lane lane) { return_lane(lane); },
+                           [this](unsigned device, const std::string& why) { retire_device(device, why); }});
     // Each proof runs at most three stage bodies at once (synthesize, msm_g2 and one on its
     // lane's strand), so 3 per proof in flight means an admitted stage never waits for a thread
     // behind stages that are paused.
@@ -272,6 +280,7 @@ struct Prover::Impl {
     std::unique_lock lock(mu);
     idle.wait(lock, [&] { return unfinished == 0; });
     lock.unlock();
+    key_checks.reset();  // it may hold a lane and post to the drivers
     stop_drivers();
   }
   void stop_drivers() {
@@ -380,16 +389,20 @@ struct Prover::Impl {
   void node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record, std::exception_ptr error,
                   bool device_failed = false);
   void restart(const std::shared_ptr<Job>& job);
+  void complete(const std::shared_ptr<Job>& job);
   uint64_t declared_bytes(const Job& job, Node node) const;
   ResourceClass resource_of(const Job& job, Node node) const {
     return kGraph[node].needs_lane ? parts.backend->resource(kGraph[node].stage, *job.key)
                                    : default_resource(kGraph[node].stage);
   }
   // Backend calls run on the lane's strand, one at a time; those that run on the host pool instead
-  // (msm_g2 with g2 = "cpu", synthesis on the CPU) overlap them.
+  // (msm_g2 with g2 = "cpu", synthesis on the CPU) overlap them, and so does the critical path
+  // (compute_h, then the H MSM) where the backend lets a lane's calls overlap: it never waits
+  // behind the A, B1 and C MSMs, which stay one at a time (each one's scratch at a time).
   bool on_strand(const Job& job, Node node) const {
-    return kGraph[node].needs_lane &&
-           ((node != kMsmG2 && node != kSynthesize) || resource_of(job, node) == ResourceClass::device);
+    if (!kGraph[node].needs_lane) return false;
+    if (lane_calls_overlap && (node == kComputeH || node == kMsmH || node == kSynthesize)) return false;
+    return (node != kMsmG2 && node != kSynthesize) || resource_of(job, node) == ResourceClass::device;
   }
   bool vectors_on_device(const Job& job) const { return parts.backend->vectors(*job.key) == VectorHome::device; }
   // Nodes a proof does not run are done from the start (no witness stage for a .wtns).
@@ -419,6 +432,8 @@ struct Prover::Impl {
   std::vector<unsigned> device_busy;  // lanes held, per device
   std::vector<bool> device_failed;
   std::atomic<unsigned> lanes_in_service{0};
+  bool lane_calls_overlap = false;   // BackendInfo::lane_calls_overlap
+  std::unique_ptr<KeyChecks> key_checks;  // with check_key_subgroups
 
 
   asio::io_context drivers;  // the stage drivers' queue; its threads are joined before the rest goes
@@ -545,6 +560,15 @@ void Prover::Impl::advance_unguarded(const std::shared_ptr<Job>& job) {
     });
   for (Node node : ask) announce(job, node);
   if (!finish) return;
+  // A proof on a key whose subgroup check is still running is withheld until it ends.
+  if (job->trust && !job->error)
+    return job->trust->when_settled([this, job] { asio::post(drivers, [this, job] { complete(job); }); });
+  complete(job);
+}
+
+// The proof's last step, once its stages are done and its key's check has passed (or failed).
+void Prover::Impl::complete(const std::shared_ptr<Job>& job) {
+  if (job->trust && !job->error) job->error = job->trust->error();
   job->out.attempts = job->attempt;
   job->out.ended_at = Clock::now();
   job->witness.reset();
@@ -829,7 +853,7 @@ uint64_t Prover::proof_bytes(const ResidentKey& resident) const {
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
   auto key = read_zkey(zkey_path);
-  if (impl_->parts.check_key_subgroups) check_key_subgroups(*key, *impl_->parts.pool);
+  if (impl_->key_checks) return impl_->key_checks->load(std::move(key));
   return impl_->parts.backend->load(key);
 }
 
@@ -838,6 +862,11 @@ std::future<ProofOutput> Prover::submit(std::shared_ptr<ResidentKey> key, Witnes
   auto job = std::make_shared<Job>();
   job->id = impl_->next_job++;
   job->bytes = proof_bytes(*key);
+  if (impl_->key_checks) job->trust = impl_->key_checks->trust_of(*key);
+  if (job->trust && job->trust->settled() && job->trust->error()) {
+    job->failed = true;  // a key that failed its check: the proof runs no stage
+    job->error = job->trust->error();
+  }
   job->key = std::move(key);
   job->source = std::move(witness);
   job->options = options;

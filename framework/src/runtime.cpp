@@ -15,10 +15,28 @@
 #include "pacer/backend.hpp"
 #include "pacer/error.hpp"
 #include "pacer/thread_guard.hpp"
+#include "pacer/witness/generator.hpp"
 
 namespace pacer {
 
 namespace asio = boost::asio;
+
+namespace {
+
+// <cache dir>/key-checks: the cache dir of [witness] cache_dir, else the user's (XDG_CACHE_HOME or
+// ~/.cache); none (every load checks its key) when the user has no home to keep it in.
+std::filesystem::path key_check_records(const Config& config, spdlog::logger& log) {
+  if (!config.host.check_key_subgroups) return {};
+  if (!config.witness.cache_dir.empty()) return config.witness.cache_dir / "key-checks";
+  try {
+    return witness::default_cache_dir() / "key-checks";
+  } catch (const std::exception& e) {
+    log.debug("no key-check records: {}", e.what());
+    return {};
+  }
+}
+
+}  // namespace
 
 struct AsioTimekeeper::State {
   std::shared_ptr<spdlog::logger> log;
@@ -85,7 +103,9 @@ Runtime::Runtime(const Config& config, std::shared_ptr<spdlog::logger> log, Runt
   EngineOptions engine;
   engine.jobs_in_flight = options.jobs_in_flight ? options.jobs_in_flight : config_.pipeline.jobs_in_flight;
   prover_ = std::make_unique<Prover>(EngineParts{backend_, allocator_, staging_, scheduler_, &pool_, log_,
-                                                config_.host.verify_proofs, config_.host.check_key_subgroups}, engine);
+                                                config_.host.verify_proofs, config_.host.check_key_subgroups,
+                                                key_check_records(config_, *log_)},
+                                     engine);
 
   const BackendInfo info = backend_->info();
   log_->debug("engine: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} CPU threads, {} proof{} in flight "

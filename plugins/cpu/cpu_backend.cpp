@@ -28,12 +28,14 @@ class CpuResidentKey final : public ResidentKey {
   CpuResidentKey(std::shared_ptr<const ProvingKey> key, ThreadPool* pool, const CpuKernels& kernels)
       : key_(std::move(key)),
         domain_(key_->domain_size),
-        a_(key_->a, pool, kernels, key_->path, "5 (A)"),
-        b1_(key_->b1, pool, kernels, key_->path, "6 (B1)"),
-        c_(key_->c, pool, kernels, key_->path, "8 (C)"),
-        h_(key_->h, pool, kernels, key_->path, "9 (H)"),
-        b2_(key_->b2, pool, kernels, key_->path, "7 (B2)"),
-        rows_(build_constraint_rows(*key_, pool)) {}
+        a_(decoded<G1>(*key_, key_->a, pool, kernels, "5 (A)")),
+        b1_(decoded<G1>(*key_, key_->b1, pool, kernels, "6 (B1)")),
+        c_(decoded<G1>(*key_, key_->c, pool, kernels, "8 (C)")),
+        h_(decoded<G1>(*key_, key_->h, pool, kernels, "9 (H)")),
+        b2_(decoded<G2>(*key_, key_->b2, pool, kernels, "7 (B2)")),
+        rows_(build_constraint_rows(*key_, pool)) {
+    if (key_->file) key_->file->drop_pages(key_->coeffs);
+  }
   const ProvingKey& key() const override { return *key_; }
   const ConstraintRows& rows() const { return *rows_; }
   const Radix2Domain<Fr>& domain() const { return domain_; }
@@ -49,6 +51,16 @@ class CpuResidentKey final : public ResidentKey {
   std::span<const Affine<G2>> b2() const { return b2_.points(); }
 
  private:
+  // A section's points, decoded; the file's pages of it are then given back, so that the key is
+  // never held twice (mapped and decoded) beyond one section.
+  template <class Group>
+  static KeyPoints<Group> decoded(const ProvingKey& key, std::span<const std::byte> bytes, ThreadPool* pool,
+                                  const CpuKernels& kernels, const char* section) {
+    KeyPoints<Group> points(bytes, pool, kernels, key.path, section);
+    if (key.file) key.file->drop_pages(bytes);
+    return points;
+  }
+
   std::shared_ptr<const ProvingKey> key_;
   Radix2Domain<Fr> domain_;
   KeyPoints<G1> a_, b1_, c_, h_;
@@ -79,7 +91,7 @@ class CpuBackend final : public Backend {
     // Lanes: proofs share the pool, so any number can be in flight; one per pool thread is more
     // than ever pays (jobs_in_flight bounds them anyway).
     return {"cpu", {"cpu: " + std::to_string(host_.pool->size()) + " threads" + kernels}, host_.pool->size(),
-            {CurveId::bn254, CurveId::bls12_381}, 0, {}};
+            {CurveId::bn254, CurveId::bls12_381}, 0, {}, /*lane_calls_overlap=*/true};
   }
 
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override {

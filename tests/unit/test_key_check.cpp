@@ -17,61 +17,6 @@ using namespace pacer::math;
 
 namespace {
 
-// The cofactor h of G1 or G2 from the curve's defining parameters (independent of the code):
-// BN254 #E'(Fq2) = r·(2p - r); BLS12-381 h1 = (x - 1)²/3,
-// h2 = (x⁸ - 4x⁷ + 5x⁶ - 4x⁴ + 6x³ - 4x² - 4x + 13)/9.
-test::Mpz cofactor(CurveId curve, bool g2) {
-  test::Mpz h;
-  if (curve == CurveId::bn254) {
-    REQUIRE(g2);
-    const test::Mpz p("21888242871839275222246405745257275088696311157297823662689037894645226208583");
-    const test::Mpz r("21888242871839275222246405745257275088548364400416034343698204186575808495617");
-    mpz_mul_ui(h.z, p.z, 2);
-    mpz_sub(h.z, h.z, r.z);
-    return h;
-  }
-  test::Mpz x;
-  mpz_set_str(x.z, "-d201000000010000", 16);
-  if (!g2) {
-    mpz_sub_ui(h.z, x.z, 1);
-    mpz_mul(h.z, h.z, h.z);
-    mpz_divexact_ui(h.z, h.z, 3);
-    return h;
-  }
-  const long coefficients[] = {13, -4, -4, 6, -4, 0, 5, -4, 1};  // of x^0 .. x^8
-  test::Mpz power, term;
-  mpz_set_ui(power.z, 1);
-  for (long c : coefficients) {
-    mpz_mul_si(term.z, power.z, c);
-    mpz_add(h.z, h.z, term.z);
-    mpz_mul(power.z, power.z, x.z);
-  }
-  mpz_divexact_ui(h.z, h.z, 9);
-  return h;
-}
-
-// A point of the curve with a component of order q (the cofactor's smallest prime) and nothing
-// else outside the subgroup: the hardest case for a random combination to catch.
-template <class Curve, class Group>
-Affine<Group> point_with_small_order_part(const Affine<Group>& member, std::mt19937_64& rng) {
-  const bool g2 = std::is_same_v<Group, typename Curve::G2>;
-  const uint64_t q = smallest_cofactor_prime(Curve::id, g2);
-  // n = r·h without its factors q: [n]R keeps only R's q-power part (the q-part of the group may
-  // be Z_q × Z_q, as on BLS12-381 G2, so dividing by q once is not enough).
-  test::Mpz n = test::to_mpz(Curve::Fr::P);
-  const test::Mpz h = cofactor(Curve::id, g2);
-  mpz_mul(n.z, n.z, h.z);
-  while (mpz_divisible_ui_p(n.z, q)) mpz_divexact_ui(n.z, n.z, q);
-  const auto scalar = test::from_mpz<16>(n);
-  for (;;) {
-    auto t = Jacobian<Group>::from(test::random_curve_point<Group, typename Curve::Fq>(rng)).mul(scalar);
-    if (t.is_identity()) continue;
-    for (int k = 0; k < 8 && !t.mul(Limbs<1>{q}).is_identity(); ++k) t = t.mul(Limbs<1>{q});
-    REQUIRE(t.mul(Limbs<1>{q}).is_identity());  // order exactly q
-    return (t + Jacobian<Group>::from(member)).to_affine();
-  }
-}
-
 enum class Bad { random_point, small_order_part };
 
 // Encoded points: `count` multiples of the generator, with one point outside the subgroup at `bad`.
@@ -86,7 +31,7 @@ std::vector<std::byte> section_with_bad_point(const Affine<Group>& generator, si
     auto point = p.to_affine();
     if (i == bad)
       point = kind == Bad::random_point ? test::random_curve_point<Group, typename Curve::Fq>(rng)
-                                        : point_with_small_order_part<Curve>(point, rng);
+                                        : test::point_with_small_order_part<Curve>(point, rng);
     encode_point(point, bytes.data() + i * stride);
   }
   return bytes;
@@ -140,7 +85,7 @@ TEST_CASE("the cofactor primes that size the batched checks are the smallest fac
   for (const auto& [curve, g2] : {std::pair{CurveId::bn254, true}, std::pair{CurveId::bls12_381, false},
                                   std::pair{CurveId::bls12_381, true}}) {
     const uint64_t q = smallest_cofactor_prime(curve, g2);
-    const test::Mpz h = cofactor(curve, g2);
+    const test::Mpz h = test::cofactor(curve, g2);
     INFO(curve_json_name(curve) << (g2 ? " G2" : " G1") << " h = " << h.str() << ", q = " << q);
     CHECK(mpz_divisible_ui_p(h.z, q));
     for (unsigned long d = 2; d < q; ++d) REQUIRE_FALSE(mpz_divisible_ui_p(h.z, d));

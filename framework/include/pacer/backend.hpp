@@ -42,6 +42,11 @@ struct BackendInfo {
   // The engine hands a proof a lane of the least busy device, and when a call throws
   // DeviceFailedError(device) it stops using every lane of that device.
   std::vector<unsigned> lane_devices;
+  // The calls of one proof on its lane may run at the same time (the cpu backend: a lane is only a
+  // name, every call runs on the host pool). The engine then runs the proof's critical path
+  // (compute_h, then the H MSM) beside its other MSMs instead of queueing it behind them on the
+  // lane's strand. false: a lane runs one call at a time (a GPU stream).
+  bool lane_calls_overlap = false;
 };
 
 // A proving key made resident on a backend (points converted/uploaded once, reused by every

@@ -5,6 +5,10 @@
 // subgroup passes both, and then yields a proof that does not verify (or, with a key built to do
 // so, leaks through a small-order component). The checks are subgroup.hpp's endomorphism tests,
 // on random linear combinations of the points for large sections, spread over the CPU pool.
+#include <functional>
+#include <span>
+
+#include "pacer/backend.hpp"
 #include "pacer/formats/zkey.hpp"
 
 namespace pacer {
@@ -23,6 +27,24 @@ struct KeyCheckTuning {
 // allowed: wires a matrix never uses have it) and in its prime-order subgroup. Throws InputError
 // naming the key, the section and the point's index.
 void check_key_subgroups(const ProvingKey& key, ThreadPool& pool, const KeyCheckTuning& tuning = {});
+
+// Σ c_i·P_i over one point section of a resident key, computed by the backend that proves with
+// those points (its fastest MSM; the engine passes the key's lane).
+struct KeyPointSums {
+  std::function<PointBytes(Basis, std::span<const Fr256>)> g1;  // sections 5, 6, 8, 9
+  std::function<PointBytes(std::span<const Fr256>)> g2;         // section 7
+};
+
+// The same checks as check_key_subgroups, over the points a backend made resident (which it has
+// checked to be canonical and on the curve): for each section of a group with a cofactor, rounds
+// of one MSM with random coefficients below 2^kKeyCheckSumBits and one endomorphism test of the
+// sum, until a point outside the subgroup would go unseen with probability below 2^-64
+// (key_check.cpp). Coefficients this small take none of the MSM shortcuts that hold only inside
+// the subgroup (a GLV split is trivial for them, k -> r - k never applies), so the backend's sum is
+// the plain group sum. IC, which no backend holds, is checked point by point. A failed round is
+// looked up point by point in the key's bytes, so the InputError names the section and the point.
+inline constexpr unsigned kKeyCheckSumBits = 14;
+void check_resident_key_subgroups(const ProvingKey& key, const KeyPointSums& sums, ThreadPool& pool);
 
 // The smallest prime factor of the cofactor of G1 or G2 (0: cofactor 1), which bounds how likely
 // one batch misses a point outside the subgroup.

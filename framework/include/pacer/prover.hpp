@@ -15,6 +15,7 @@
 // last of them has ended, so no task outlives what it uses.
 #include <array>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <memory>
@@ -43,8 +44,12 @@ struct EngineParts {
   std::shared_ptr<spdlog::logger> log;
   // [host] verify_proofs: every proof is verified (self_check.hpp) before prove() returns it.
   bool verify_proofs = false;
-  // [host] check_key_subgroups: load_key checks every key point's subgroup (key_check.hpp).
+  // [host] check_key_subgroups: every key point's subgroup is checked (key_check.hpp) once per key,
+  // beside its first proofs, which are withheld until it passes (framework/src/keys/key_checks.hpp).
   bool check_key_subgroups = true;
+  // Where keys that passed are recorded (<cache dir>/key-checks), so that later runs skip the
+  // check; empty: no records, every load checks.
+  std::filesystem::path key_check_records;
 };
 
 struct EngineOptions {
@@ -110,7 +115,9 @@ class Prover {
   Prover(const Prover&) = delete;
   Prover& operator=(const Prover&) = delete;
 
-  // Reads the zkey and makes it resident on the backend (once; reuse for many proofs).
+  // Reads the zkey and makes it resident on the backend (once; reuse for many proofs). With
+  // check_key_subgroups, a key without a valid check record is checked beside the proofs: they are
+  // handed out only once it passes, and fail with its InputError (naming the point) when it does not.
   std::shared_ptr<ResidentKey> load_key(const std::string& zkey_path);
   // Queues one proof; it starts when fewer than jobs_in_flight proofs run and the memory budget
   // allows. The future throws what failed the proof (InputError for a witness that does not match

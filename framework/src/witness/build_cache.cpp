@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pacer/error.hpp"
+#include "pacer/files.hpp"
 #include "pacer/os_random.hpp"
 #include "pacer/witness/generator.hpp"
 
@@ -27,31 +28,6 @@ namespace {
 
 constexpr const char* kLibraryName = "generator.so";
 constexpr std::string_view kBuildingMark = ".build-";
-
-// A descriptor closed on every path out.
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-// Makes `dir` and its missing parents, private to the user (0700); errno on failure, else 0.
-int make_private_dirs(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::is_directory(dir, ec)) return 0;
-  if (dir.has_parent_path() && dir.parent_path() != dir)
-    if (const int e = make_private_dirs(dir.parent_path())) return e;
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return errno;
-  return fs::is_directory(dir, ec) ? 0 : ENOTDIR;
-}
 
 // Forces a file's or folder's content to the disk, so that a power loss cannot leave a renamed
 // entry with a library of zeros in it.

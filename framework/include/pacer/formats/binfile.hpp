@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "pacer/files.hpp"
 #include "pacer/types.hpp"
 
 namespace pacer {
@@ -57,6 +58,14 @@ class MappedFile {
   // Copies `part` (a range of bytes()) to `out`. From a file it reads (pread) instead of touching
   // the mapping, so a large section streams at file-read speed without a page fault a page.
   void copy_out(std::span<const std::byte> part, void* out) const;
+  // The file as it was when mapped (all zero for bytes that arrived another way): compare with
+  // file_identity(path()) to learn whether anything rewrote it since.
+  const FileIdentity& identity() const { return identity_; }
+  // Gives back the memory of the pages that lie wholly inside `part` (a span of bytes()) once a
+  // backend has copied what it needs from them: a later read faults them in again from the page
+  // cache, so the bytes stay valid, but a one-shot run's peak RSS no longer holds the file beside
+  // its decoded copy. Nothing for bytes that arrived another way (they are the only copy).
+  void drop_pages(std::span<const std::byte> part) const;
 
  private:
   std::string path_;
@@ -65,6 +74,7 @@ class MappedFile {
   std::string owned_;  // the bytes of the in-memory form; empty for a mapped file
   bool mapped_ = false;
   int fd_ = -1;  // the mapped file, kept open for copy_out
+  FileIdentity identity_;
 };
 
 class BinFile {

@@ -1,0 +1,96 @@
+// The tree digest of a key file (key_digest.hpp).
+#include "key_digest.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "../witness/build_cache.hpp"
+#include "pacer/thread_pool.hpp"
+
+namespace pacer {
+
+namespace {
+
+constexpr size_t kChunkBytes = size_t(1) << 20;
+// Chunks per pool task: few enough that claiming a task costs nothing, enough that every
+// thread gets one on a key of a few MiB.
+constexpr size_t kChunksPerTask = 2;
+
+std::string_view as_text(std::span<const std::byte> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// The tree over `size` bytes whose chunk c is hashed by chunk_digest(c, begin, length).
+std::string tree_digest(uint64_t size, ThreadPool* pool,
+                        const std::function<std::string(size_t begin, size_t length)>& chunk_digest) {
+  const size_t chunks = std::max<size_t>(1, (size + kChunkBytes - 1) / kChunkBytes);
+  std::vector<std::string> chunk_digests(chunks);
+  run_tasks(pool, (chunks + kChunksPerTask - 1) / kChunksPerTask, [&](size_t task) {
+    for (size_t c = task * kChunksPerTask, end = std::min(chunks, c + kChunksPerTask); c < end; ++c) {
+      const size_t begin = c * kChunkBytes;  // below size, or 0 for no bytes
+      chunk_digests[c] = chunk_digest(begin, std::min<uint64_t>(kChunkBytes, size - begin));
+    }
+  });
+  witness::KeyHasher root;
+  root.add("pacer key content digest 1: sha-256 of 1 MiB chunks");
+  root.add(std::to_string(size));
+  for (const auto& d : chunk_digests) root.add(d);
+  return root.hex();
+}
+
+std::string hash_of(std::string_view bytes) {
+  witness::KeyHasher chunk;
+  chunk.add(bytes);
+  return chunk.hex();
+}
+
+bool same_file(int fd, const FileIdentity& expected) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && uint64_t(st.st_dev) == expected.device && uint64_t(st.st_ino) == expected.inode &&
+         uint64_t(st.st_size) == expected.size &&
+         int64_t(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec == expected.ctime_ns;
+}
+
+}  // namespace
+
+std::string key_content_digest(std::span<const std::byte> bytes, ThreadPool* pool) {
+  return tree_digest(bytes.size(), pool,
+                     [&](size_t begin, size_t length) { return hash_of(as_text(bytes.subspan(begin, length))); });
+}
+
+std::optional<std::string> file_content_digest(const std::string& path, const FileIdentity& expected,
+                                               ThreadPool* pool) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* p) {
+    ::close(*p);
+    delete p;
+  });
+  if (!same_file(fd, expected)) return std::nullopt;
+  std::atomic<bool> failed{false};
+  const std::string digest = tree_digest(expected.size, pool, [&](size_t begin, size_t length) {
+    std::string buffer(length, '\0');
+    size_t done = 0;
+    while (done < length) {
+      const ssize_t got = ::pread(fd, buffer.data() + done, length - done, off_t(begin + done));
+      if (got <= 0) {
+        failed = true;
+        return std::string();
+      }
+      done += size_t(got);
+    }
+    return hash_of(buffer);
+  });
+  if (failed || !same_file(fd, expected)) return std::nullopt;
+  return digest;
+}
+
+}  // namespace pacer
