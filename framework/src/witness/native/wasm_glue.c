@@ -121,6 +121,14 @@ uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
   return func_types_count;
 }
 
+/* The table lives as long as the library: freed when it is unloaded (dlclose), so a process that
+ * loads and unloads generators does not leak it. */
+__attribute__((destructor)) static void free_func_types(void) {
+  free(func_types_table);
+  func_types_table = NULL;
+  func_types_count = 0;
+}
+
 static void out_of_memory(void) {
   trap_reason = "out of memory for the generator's linear memory";
   jump_out();
