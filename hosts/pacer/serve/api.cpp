@@ -24,9 +24,6 @@ namespace {
 
 constexpr std::string_view kProofs = "/v1/proofs";
 
-// Beast 1.74 hands out boost::string_view.
-std::string_view sv(boost::beast::string_view s) { return {s.data(), s.size()}; }
-
 // One line, whatever the exception said.
 std::string one_line(std::string s) {
   std::replace(s.begin(), s.end(), '\n', ' ');

@@ -15,9 +15,6 @@ namespace {
 
 constexpr std::string_view kProofs = "/v1/proofs";
 
-// Beast 1.74 hands out boost::string_view.
-std::string_view sv(beast::string_view s) { return {s.data(), s.size()}; }
-
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -23,6 +23,9 @@ namespace pacer::host::serve {
 
 namespace http = boost::beast::http;
 
+// Beast 1.74 hands out boost::string_view; the daemon's code works with std::string_view.
+inline std::string_view sv(boost::beast::string_view s) { return {s.data(), s.size()}; }
+
 // The most a request's header (request line and fields) may take.
 inline constexpr size_t kMaxHeaderBytes = 16 * 1024;
 
