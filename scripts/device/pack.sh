@@ -20,10 +20,10 @@ done
 cp -L "$build"/lib/libpacer_framework.so.0 "$dist/lib/"
 cp "$build"/lib/pacer/*.so "$dist/lib/pacer/"
 # libpq (the PostgreSQL job queue) and what it loads that a bare image may lack (Kerberos, LDAP,
-# SASL, GnuTLS...): every library of pacer's that is not the C/C++ runtime, which the image has
+# SASL, GnuTLS...): every library of pacer's that is not the C/C++ runtime or another part of glibc, which the image has
 # newer. The device scripts put dist/lib on LD_LIBRARY_PATH, which serves libpq's own needs too.
 ldd "$build/bin/pacer" | awk '$3 ~ /^\// {print $3}' |
-  grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*|libpacer_framework)\.so' |
+  grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv|libanl|libnss_[a-z]*|ld-linux[^/]*|libpacer_framework)\.so' |
   while read -r lib; do cp -L "$lib" "$dist/lib/"; done
 strip --strip-unneeded "$dist"/bin/* "$dist"/lib/*.so* "$dist"/lib/pacer/*.so 2>/dev/null || true
 du -sh "$dist"

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <future>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -79,13 +80,32 @@ std::shared_ptr<ResidentKey> KeyChecks::load(std::shared_ptr<const ProvingKey> k
   // The digest of the bytes the backend is about to read; the record applies to them only if the
   // file is still the one mapped once they are resident. A mapped file is hashed through pread
   // (file_content_digest), not through the mapping, whose touched pages would stay in the
-  // process's RSS beside the backend's copy of the points.
+  // process's RSS beside the backend's copy of the points. It is computed beside the backend's
+  // load, which does not keep every core busy: on a 2^24 key (10.9 GB) the digest took 0.6 s of the
+  // 5.7 s before they overlapped.
   const bool mapped = !(key->file->identity() == FileIdentity{});
-  const std::optional<std::string> digest = mapped
-                                                ? file_content_digest(key->path, key->file->identity(), &pool_)
-                                                : key_content_digest(key->file->bytes(), &pool_);
-  const auto hashed = std::chrono::steady_clock::now();
-  std::shared_ptr<ResidentKey> resident = backend_.load(key);
+  auto hashed = start;
+  auto hash = [&] {
+    auto digest = mapped ? file_content_digest(key->path, key->file->identity(), &pool_)
+                         : std::optional<std::string>(key_content_digest(key->file->bytes(), &pool_));
+    hashed = std::chrono::steady_clock::now();
+    return digest;
+  };
+  std::future<std::optional<std::string>> hashing;
+  try {
+    hashing = std::async(std::launch::async, hash);
+  } catch (const std::system_error&) {
+    hashing = std::async(std::launch::deferred, hash);  // no thread to spare: hash after the load
+  }
+  std::shared_ptr<ResidentKey> resident;
+  try {
+    resident = backend_.load(key);
+  } catch (...) {
+    // It reads the key: let it finish before the key can go (a deferred one never started).
+    if (hashing.wait_for(std::chrono::seconds(0)) != std::future_status::deferred) hashing.wait();
+    throw;
+  }
+  const std::optional<std::string> digest = hashing.get();
   const bool unchanged = digest && file_identity(key->path) == key->file->identity();
   if (!records_.empty() && unchanged && KeyCheckRecords(records_).passed(*digest)) {
     if (log_)
