@@ -138,7 +138,10 @@ Config load_config(const fs::path& path) {
     r.reject_unknown();
   }
   if (const toml::value* t = table_at("backend")) read_plugin_choice(*t, "backend", cfg.backend);
-  if (const toml::value* t = table_at("allocator")) read_plugin_choice(*t, "allocator", cfg.allocator);
+  if (const toml::value* t = table_at("allocator")) {
+    read_plugin_choice(*t, "allocator", cfg.allocator);
+    cfg.allocator_given = true;
+  }
   if (const toml::value* t = table_at("staging")) {
     cfg.staging = PluginChoice{"", Params(toml::table{}, "[staging.params]")};
     read_plugin_choice(*t, "staging", *cfg.staging);

@@ -24,6 +24,7 @@
 #include <spdlog/spdlog.h>
 
 #include "keys/key_checks.hpp"
+#include "synthesis_users.hpp"
 #include "pacer/error.hpp"
 #include "pacer/self_check.hpp"
 #include "pacer/thread_guard.hpp"
@@ -216,6 +217,7 @@ struct Job {
   // down (attempt 2 of kMaxAttempts).
   bool retry = false;
   unsigned attempt = 1;
+  bool synthesis_pending = false;  // counted in Impl::synthesis_users until its synthesis ends
   Lane lane = 0;
   std::exception_ptr error;
   ProofOutput out;
@@ -312,7 +314,26 @@ struct Prover::Impl {
     }
     return start;
   }
+  // The proof's synthesis ended (or the proof did, without one): on a sealed key the last one
+  // lets the backend drop what only synthesis reads.
+  void synthesis_ended(const std::shared_ptr<Job>& job) {
+    {
+      std::lock_guard lock(job->mu);
+      if (!std::exchange(job->synthesis_pending, false)) return;
+    }
+    if (synthesis_users.done(job->key.get()))
+      call_and_log_exceptions([&] { parts.backend->release_synthesis(*job->key); }, parts.log.get(),
+                              "releasing a key's synthesis data");
+  }
+  void synthesis_expected(const std::shared_ptr<Job>& job) {
+    {
+      std::lock_guard lock(job->mu);
+      if (std::exchange(job->synthesis_pending, true)) return;
+    }
+    synthesis_users.add(job->key.get());
+  }
   void job_ended(const std::shared_ptr<Job>& job) {
+    synthesis_ended(job);
     std::vector<std::shared_ptr<Job>> start;
     {
       std::lock_guard lock(mu);
@@ -395,6 +416,14 @@ struct Prover::Impl {
     return kGraph[node].needs_lane ? parts.backend->resource(kGraph[node].stage, *job.key)
                                    : default_resource(kGraph[node].stage);
   }
+  // Where a lane's calls overlap (every call on the host pool), the MSMs over the witness start once
+  // synthesis has ended: they share its cores, so starting earlier gains nothing, and their scratch
+  // would pile on top of the constraint rows, which a one-shot proof releases after its synthesis
+  // (Prover::last_submission). That peak set a 2^18 CLI proof's RSS.
+  uint16_t deps_of(Node node) const {
+    const bool witness_msm = node == kMsmG2 || node == kMsmA || node == kMsmB1 || node == kMsmC;
+    return kGraph[node].deps | (lane_calls_overlap && witness_msm ? bit(kSynthesize) : 0);
+  }
   // Backend calls run on the lane's strand, one at a time; those that run on the host pool instead
   // (msm_g2 with g2 = "cpu", synthesis on the CPU) overlap them, and so does the critical path
   // (compute_h, then the H MSM) where the backend lets a lane's calls overlap: it never waits
@@ -434,6 +463,7 @@ struct Prover::Impl {
   std::atomic<unsigned> lanes_in_service{0};
   bool lane_calls_overlap = false;   // BackendInfo::lane_calls_overlap
   std::unique_ptr<KeyChecks> key_checks;  // with check_key_subgroups
+  SynthesisUsers synthesis_users;         // Prover::last_submission
 
 
   asio::io_context drivers;  // the stage drivers' queue; its threads are joined before the rest goes
@@ -509,7 +539,7 @@ void Prover::Impl::advance_unguarded(const std::shared_ptr<Job>& job) {
         job->state[n] = Job::NodeState::skipped;
         continue;
       }
-      if ((job->done_mask & kGraph[n].deps) != kGraph[n].deps) continue;
+      if ((job->done_mask & deps_of(node)) != deps_of(node)) continue;
       if (kGraph[n].needs_lane && !job->has_lane) {
         if (!job->lane_asked) want_lane = job->lane_asked = true;
         continue;
@@ -617,6 +647,7 @@ void Prover::Impl::restart(const std::shared_ptr<Job>& job) {
     job->witness.reset();
     job->points = {};
   }
+  synthesis_expected(job);  // it synthesises again (a backend rebuilds what it released)
   if (parts.log) parts.log->warn("{}; running proof {} again on another device (attempt {} of {})", why, job->id,
                                  job->attempt, kMaxAttempts);
   asio::post(drivers, [this, job] { advance(job); });
@@ -779,6 +810,7 @@ void Prover::Impl::run_body(Job& job, Node node, const Checkpoint& checkpoint, S
 
 void Prover::Impl::node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record,
                               std::exception_ptr error, bool device_failed) {
+  if (node == kSynthesize) synthesis_ended(job);
   {
     std::lock_guard lock(job->mu);
     job->state[node] = Job::NodeState::done;
@@ -874,8 +906,15 @@ std::future<ProofOutput> Prover::submit(std::shared_ptr<ResidentKey> key, Witnes
   job->out.job = job->id;
   job->out.submitted_at = Clock::now();
   auto future = job->promise.get_future();
+  if (!job->failed) impl_->synthesis_expected(job);
   impl_->submit(std::move(job));
   return future;
+}
+
+void Prover::last_submission(const std::shared_ptr<ResidentKey>& key) {
+  if (impl_->synthesis_users.seal(key.get()))
+    call_and_log_exceptions([&] { impl_->parts.backend->release_synthesis(*key); }, impl_->parts.log.get(),
+                            "releasing a key's synthesis data");
 }
 
 ProofOutput Prover::prove(ResidentKey& key, const Witness& witness, const ProveOptions& options) {

@@ -88,7 +88,7 @@ int run_prove(const Options& given) {
   const Options options = with_positional(given);
   if (options.zkey.empty() == options.key_id.empty())
     throw InputError("prove: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)");
-  const Config config = load_config_or_defaults(options.config);
+  Config config = load_config_or_defaults(options.config);
   const std::string zkey = zkey_path(options, config);
   const GeneratorCliOptions generator_options = generator_of_key(options.generator, options, config);
   const bool from_inputs = !generator_options.inputs.empty();
@@ -102,6 +102,10 @@ int run_prove(const Options& given) {
   if (!from_inputs && !options.witness_out.empty())
     throw InputError("prove: --witness-out writes the witness computed from --input; with --witness it has none to write");
   const size_t count = from_inputs ? generator_options.inputs.size() : options.witnesses.size();
+  // One proof has nothing to reuse: the default pooled allocator's kept, pre-faulted blocks would
+  // only add to its peak memory (2^18: 235 MB against 219 MB with plain pages, and slower).
+  const bool one_shot_plain = !config.allocator_given && count == 1;
+  if (one_shot_plain) config.allocator = PluginChoice{"plain", Params(toml::table{}, "[allocator.params]")};
   // Before any work: no output may be an input, a device or another output (checked once the
   // engine knows its plugin files).
   std::vector<NamedFile> inputs = config_input(options.config), outputs;
@@ -117,6 +121,7 @@ int run_prove(const Options& given) {
   Engine engine(config, make_logger(config.host.log_level));
   check_outputs(engine, inputs, outputs);
   const auto& log = engine.log();
+  if (one_shot_plain) log->debug("one proof and no [allocator] in the config: plain pages instead of the pooled default");
   // input.json files first (a malformed one fails before a generator compiles), then the generator.
   const auto circuit_inputs = read_inputs(generator_options, *log);
   const auto generator = from_inputs ? open_generator(generator_options, config, log) : nullptr;
@@ -157,6 +162,8 @@ int run_prove(const Options& given) {
     }
     proofs.push_back(engine.prover().submit(key, std::move(source), prove_options));
   }
+  // One-shot: the key's synthesis data can go once these have synthesised (lower peak memory).
+  engine.prover().last_submission(key);
   const auto input_name = [&](size_t i) { return from_inputs ? generator_options.inputs[i] : options.witnesses[i]; };
   // Outputs in order as proofs end; a failed proof fails the command, after the others are written.
   std::exception_ptr first_error;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,17 +28,25 @@ class CpuResidentKey final : public ResidentKey {
 
   CpuResidentKey(std::shared_ptr<const ProvingKey> key, ThreadPool* pool, const CpuKernels& kernels)
       : key_(std::move(key)),
+        pool_(pool),
+        rows_(built_rows()),
         domain_(key_->domain_size),
         a_(decoded<G1>(*key_, key_->a, pool, kernels, "5 (A)")),
         b1_(decoded<G1>(*key_, key_->b1, pool, kernels, "6 (B1)")),
         c_(decoded<G1>(*key_, key_->c, pool, kernels, "8 (C)")),
         h_(decoded<G1>(*key_, key_->h, pool, kernels, "9 (H)")),
-        b2_(decoded<G2>(*key_, key_->b2, pool, kernels, "7 (B2)")),
-        rows_(build_constraint_rows(*key_, pool)) {
-    if (key_->file) key_->file->drop_pages(key_->coeffs);
-  }
+        b2_(decoded<G2>(*key_, key_->b2, pool, kernels, "7 (B2)")) {}
   const ProvingKey& key() const override { return *key_; }
-  const ConstraintRows& rows() const { return *rows_; }
+  // Held by the caller through its synthesis: release_rows() may run beside it.
+  std::shared_ptr<const ConstraintRows> rows() {
+    std::lock_guard lock(rows_mu_);
+    if (!rows_) rows_ = built_rows();  // a proof after release_rows(): built again from the key
+    return rows_;
+  }
+  void release_rows() {
+    std::lock_guard lock(rows_mu_);
+    rows_.reset();
+  }
   const Radix2Domain<Fr>& domain() const { return domain_; }
   std::span<const Affine<G1>> basis(Basis b) const {
     switch (b) {
@@ -61,11 +70,22 @@ class CpuResidentKey final : public ResidentKey {
     return points;
   }
 
+  // The rows hold the coefficients; the file's pages of them are given back once read.
+  std::shared_ptr<const ConstraintRows> built_rows() const {
+    auto rows = build_constraint_rows(*key_, pool_);
+    if (key_->file) key_->file->drop_pages(key_->coeffs);
+    return rows;
+  }
+
   std::shared_ptr<const ProvingKey> key_;
+  ThreadPool* pool_;
+  std::mutex rows_mu_;
+  // Built first, so that the coefficient section's pages are given back before any points are
+  // decoded: the file's pages and the decoded copy never pile up. Null after release_rows().
+  std::shared_ptr<const ConstraintRows> rows_;
   Radix2Domain<Fr> domain_;
   KeyPoints<G1> a_, b1_, c_, h_;
   KeyPoints<G2> b2_;
-  std::shared_ptr<const ConstraintRows> rows_;
 };
 
 template <class Group>
@@ -104,9 +124,15 @@ class CpuBackend final : public Backend {
                   std::span<Fr256> c, const Checkpoint& checkpoint) override {
     with_cpu_curve(key.key().curve, [&](auto curve) {
       using Curve = decltype(curve);
-      synthesize_rows<typename Curve::Fr>(resident<Curve>(key).rows(), witness, a, b, c, host_.pool, checkpoint,
-                                          kernels_);
+      const auto rows = resident<Curve>(key).rows();
+      synthesize_rows<typename Curve::Fr>(*rows, witness, a, b, c, host_.pool, checkpoint, kernels_);
     });
+  }
+
+  // The rows are as big as the key's coefficient section (59 MB at 2^18): a one-shot proof gives
+  // them back before its MSMs' scratch peaks.
+  void release_synthesis(ResidentKey& key) override {
+    with_cpu_curve(key.key().curve, [&](auto curve) { resident<decltype(curve)>(key).release_rows(); });
   }
 
   void compute_h(ResidentKey& key, Lane, std::span<Fr256> a, std::span<Fr256> b, std::span<Fr256> c,

@@ -40,6 +40,7 @@ class FaultyBackend final : public Backend {
   ResourceClass resource(Stage stage, const ResidentKey& key) const override { return inner_->resource(stage, key); }
   VectorHome vectors(const ResidentKey& key) const override { return inner_->vectors(key); }
   void end_proof(Lane lane) noexcept override { inner_->end_proof(lane); }
+  void release_synthesis(ResidentKey& key) override { inner_->release_synthesis(key); }
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override { return inner_->load(std::move(key)); }
 
   void synthesize(ResidentKey& key, Lane lane, std::span<const Fr256> witness, std::span<Fr256> a, std::span<Fr256> b,

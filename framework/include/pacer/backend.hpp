@@ -99,6 +99,9 @@ class Backend {
                             const Checkpoint& checkpoint) = 0;
   virtual PointBytes msm_g2(ResidentKey& key, Lane lane, std::span<const Fr256> scalars,
                             const Checkpoint& checkpoint) = 0;
+  // No proof is left to synthesise on `key` and the host will submit none (Prover::last_submission):
+  // what only synthesize reads may go. A later synthesize call must still work (rebuilding it).
+  virtual void release_synthesis(ResidentKey& key) { (void)key; }
   // The proof holding `lane` made its last call on it (or failed): whatever the backend kept on
   // the lane for that proof (its witness and vectors on a device) may go. Called before the lane
   // is handed to another proof, and before the proof's host buffers are freed.

@@ -45,6 +45,7 @@ struct Config {
   PluginChoice backend{"cpu", Params(toml::table{}, "[backend.params]")};
   // pooled: after the first proof no buffer faults or is unmapped again (docs/allocators.md).
   PluginChoice allocator{"pooled", Params(toml::table{}, "[allocator.params]")};
+  bool allocator_given = false;  // the file has an [allocator] table (a one-shot CLI proof may pick otherwise)
   PluginChoice scheduler{"greedy", Params(toml::table{}, "[scheduler.params]")};
   // [staging]: the allocator for buffers a backend copies to a device (e.g. "cuda_pinned"); when
   // absent, the [allocator] serves them too.

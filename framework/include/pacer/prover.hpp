@@ -124,6 +124,10 @@ class Prover {
   // the key). Thread-safe.
   std::future<ProofOutput> submit(std::shared_ptr<ResidentKey> key, WitnessSource witness,
                                   const ProveOptions& options = {});
+  // No more proofs will be submitted on `key` (a one-shot `pacer prove`): once those submitted
+  // have synthesised, the backend may drop what only synthesis reads (Backend::release_synthesis).
+  // A proof submitted later still works, at the cost of rebuilding it.
+  void last_submission(const std::shared_ptr<ResidentKey>& key);
   // One proof, waited for. `key` and `witness` must outlive the call (they do: it blocks).
   ProofOutput prove(ResidentKey& key, const Witness& witness, const ProveOptions& options = {});
 

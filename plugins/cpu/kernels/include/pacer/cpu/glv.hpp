@@ -89,6 +89,18 @@ Affine<Group> glv_endomorphism(const Affine<Group>& p, const Beta& beta) {
   }
 }
 
+// φ of a Jacobian point: x = X/Z² scales by β, so X does (Z = 0, the identity, stays itself).
+template <class Group, class Beta>
+Jacobian<Group> glv_endomorphism(const Jacobian<Group>& p, const Beta& beta) {
+  Jacobian<Group> out = p;
+  if constexpr (requires { typename Group::Field::Base; }) {
+    out.X = typename Group::Field(p.X.c0 * beta, p.X.c1 * beta);
+  } else {
+    out.X = p.X * beta;
+  }
+  return out;
+}
+
 // Groups that declare `glv_beta()` and `glv_basis()` take the GLV path in msm().
 template <class Group>
 concept HasGlv = requires {

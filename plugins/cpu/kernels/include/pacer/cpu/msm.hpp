@@ -272,12 +272,16 @@ inline constexpr size_t kMsmBatchAffineMin = 64;
 
 namespace detail {
 
-// The points of a batched MSM: the bases, then (with GLV) their images under φ.
+// The points of a batched MSM: the bases, and with GLV a second half of units standing for the
+// images φ(bases[i]). Those are never made: φ is a group homomorphism, so the second half is
+// bucketed over the bases themselves and each of its bucket sums takes φ once (Σ k·φ(P) =
+// φ(Σ k·P)). A copy of every base would cost n points per MSM in flight (17 MB at 2^18 on
+// BN254 G1, twice that on G2) for no fewer additions.
 template <class Group>
 struct MsmPoints {
-  std::span<const Affine<Group>> first, second;
-  size_t size() const { return first.size() + second.size(); }
-  const Affine<Group>& operator[](size_t i) const { return i < first.size() ? first[i] : second[i - first.size()]; }
+  std::span<const Affine<Group>> bases;
+  bool endomorphism_half = false;
+  size_t size() const { return endomorphism_half ? 2 * bases.size() : bases.size(); }
 };
 
 // Pippenger over `points` with signed digits and affine buckets. `scalars_of(u, emit)` calls
@@ -288,10 +292,14 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
                             ThreadPool* pool, const CpuKernels& kernels, const std::function<void()>* checkpoint) {
   using J = Jacobian<Group>;
   const size_t n = points.size();
+  const size_t half_n = points.bases.size();
+  const size_t halves = points.endomorphism_half ? 2 : 1;
   // Signed digits are stored as int16: |d| <= 2^(c-1) needs c <= 15.
   // Bucket costs as much as a point in the model: measured, not derived (2-core VM, 2^16 and 2^20
   // bn128 proofs, c = 13/14/15 alternated: 15 was fastest; the model gave 13 with 27 per bucket).
-  const unsigned c = kernels.msm_window ? std::clamp(kernels.msm_window, 2u, 15u) : best_window(n, true, 6.5, 6.5, bits, 15);
+  // Each half has its own buckets (they are summed apart), so a window pays for them twice.
+  const unsigned c = kernels.msm_window ? std::clamp(kernels.msm_window, 2u, 15u)
+                                        : best_window(n, true, 6.5, 6.5 * double(halves), bits, 15);
   // Signed digits need one more bit for the final carry. Windows of (nearly) equal widths, at
   // most c: a narrow top window would send all its points to a few hot buckets.
   const size_t covered = bits + 1;
@@ -303,10 +311,14 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
     off += width[w];
   }
   const size_t threads = pool ? pool->size() : 1;
-  // Enough chunks that every thread has work, but each long enough to amortise its buckets.
-  size_t chunks = std::max<size_t>(1, std::min((2 * threads + windows - 1) / windows, n / (size_t(1) << c) + 1));
-  const size_t chunk_len = (n + chunks - 1) / chunks;
-  chunks = (n + chunk_len - 1) / chunk_len;
+  // Enough chunks that every thread has work, but each long enough to amortise its buckets; a
+  // chunk never spans the two halves.
+  const size_t per_window = windows * halves;
+  size_t half_chunks =
+      std::max<size_t>(1, std::min((2 * threads + per_window - 1) / per_window, half_n / (size_t(1) << c) + 1));
+  const size_t chunk_len = (half_n + half_chunks - 1) / half_chunks;
+  half_chunks = (half_n + chunk_len - 1) / chunk_len;
+  const size_t chunks = half_chunks * halves;
 
   auto run = [&](size_t tasks, const std::function<void(size_t)>& fn) { run_tasks(pool, tasks, fn); };
 
@@ -331,20 +343,28 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
   std::vector<J> partial(windows * chunks);
   run(windows * chunks, [&](size_t t) {
     if (checkpoint && *checkpoint) (*checkpoint)();
-    const size_t w = t / chunks, ch = t % chunks;
-    const size_t begin = ch * chunk_len, end = std::min(n, begin + chunk_len);
+    const size_t w = t / chunks, ch = t % chunks, half = ch / half_chunks;
+    const size_t begin = (ch % half_chunks) * chunk_len, end = std::min(half_n, begin + chunk_len);
     AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1), kernels.ifma, kernels.allocator);
-    const int16_t* dw = digits.data() + w * n;
+    const int16_t* dw = digits.data() + w * n + half * half_n;
+    const Affine<Group>* bases = points.bases.data();
     constexpr size_t kAhead = 8;
     for (size_t i = begin; i < end; ++i) {
       if (i + kAhead < end && dw[i + kAhead]) buckets.prefetch(uint32_t(std::abs(dw[i + kAhead])) - 1);
       const int32_t d = dw[i];
       if (d == 0) continue;
-      const Affine<Group>& p = points[i];
+      const Affine<Group>& p = bases[i];
       if (p.is_identity()) continue;
       buckets.add(uint32_t(std::abs(d) - 1), p, d < 0);
     }
-    partial[t] = buckets.weighted_sum();
+    const J sum = buckets.weighted_sum();
+    if constexpr (HasGlv<Group>) {
+      if (half == 1) {
+        partial[t] = glv_endomorphism(sum, Group::glv_beta());
+        return;
+      }
+    }
+    partial[t] = sum;
   });
 
   J acc;
@@ -391,12 +411,6 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
   if constexpr (HasGlv<Group>) {
     // Scalars that already fit in 128 bits (a witness of small values) gain nothing from a split.
     if (bits > kGlvBits) {
-      AllocatedArray<Affine<Group>> images(kernels.allocator, n, Usage::glv_images);  // written below, in parallel
-      const auto beta = Group::glv_beta();
-      const size_t chunk = 1 << 12;
-      run_tasks(pool, (n + chunk - 1) / chunk, [&](size_t t) {
-        for (size_t i = t * chunk, e = std::min(n, i + chunk); i < e; ++i) images[i] = glv_endomorphism(bases[i], beta);
-      });
       const GlvBasis& basis = Group::glv_basis();
       auto split = [&](size_t u, const auto& emit) {
         const GlvSplit s = glv_split(scalars[u], basis);
@@ -406,11 +420,11 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
         emit(u, s.k1, s.k1_negative);
         emit(n + u, s.k2, s.k2_negative);
       };
-      return detail::batched_msm<Group>({bases, std::span<const Affine<Group>>(images.span())}, n, kGlvBits, split, pool, kernels, checkpoint);
+      return detail::batched_msm<Group>({bases, true}, n, kGlvBits, split, pool, kernels, checkpoint);
     }
   }
   auto plain = [&](size_t u, const auto& emit) { emit(u, scalars[u], false); };
-  return detail::batched_msm<Group>({bases, {}}, n, bits, plain, pool, kernels, checkpoint);
+  return detail::batched_msm<Group>({bases, false}, n, bits, plain, pool, kernels, checkpoint);
 }
 
 }  // namespace pacer::math
