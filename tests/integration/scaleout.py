@@ -12,6 +12,9 @@ PostgreSQL cluster (pg_cluster.py), on the cpu backend and the shipped poseidon3
   front_only  a front with no worker: reads key headers only, a job waits queued, is counted by
             `pacer queue status`, and DELETE cancels it; a worker started while the database is
             down waits for it.
+  lifecycle two fronts started at once create the schema once; a running job cancelled ends
+            cancelled with its proof dropped; final jobs are deleted after retention_s; tables of
+            a newer schema version are refused.
   bad_url   a connection string libpq cannot parse, and one the server refuses: exit 2 with a
             one-line reason and never the password, for `pacer worker` and `pacer serve`.
 
@@ -336,6 +339,70 @@ def front_only(run, cluster):
     check(" ready: keys " in run.log(p) and "reachable again" in run.log(p), "and starts once the database is back")
 
 
+def lifecycle(run, cluster):
+    # Schema: two fronts started at once on an empty database both come up (one creates the
+    # tables under the advisory lock, the other finds them current), at version 1.
+    cfg = run.config("life", cluster.url(), queue_extra="retention_s = 2\n")
+    slow = '[scheduler]\nplugin = "throttled"\nparams = { membw_mb_per_s = 1 }\n'
+    procs = []
+    for name in ("frontA", "frontB"):
+        port_file = os.path.join(run.work, name + ".port")
+        err = open(os.path.join(run.work, name + ".log"), "w")
+        p = subprocess.Popen([run.pacer, "serve", "--config", cfg, "--port-file", port_file], stdout=err,
+                             stderr=subprocess.STDOUT)
+        p.name, p.log = name, err.name
+        run.procs.append(p)
+        procs.append((p, port_file))
+    deadline = time.time() + 60
+    while time.time() < deadline and not all(os.path.exists(f) and open(f).read().strip() for _, f in procs):
+        if any(p.poll() is not None for p, _ in procs):
+            break
+        time.sleep(0.05)
+    up = [p.poll() is None and os.path.exists(f) for p, f in procs]
+    versions = cluster.psql("SELECT version FROM pacer.schema_version ORDER BY version").split()
+    check(all(up) and versions == ["1"], f"two fronts started at once on an empty database both serve; schema at "
+          f"version {versions}", "; ".join(run.log(p)[-400:] for p, _ in procs))
+    run.port = int(open(procs[0][1]).read())
+    run.start_worker("worker", run.config("life-worker", cluster.url(), slow, "retention_s = 2\n"))
+
+    # A running job cancelled: 202 at once, then final as cancelled once its worker lets the proof
+    # go; its proof is never stored.
+    status, _, j = run.request("POST", f"/v1/proofs?key={KEY}", run.witness)
+    running_id = j["id"]
+    deadline = time.time() + 30
+    state = None
+    while time.time() < deadline:
+        state = run.request("GET", f"/v1/proofs/{running_id}")[2]["state"]
+        if state != "queued":
+            break
+        time.sleep(0.02)
+    status, _, job = run.request("DELETE", f"/v1/proofs/{running_id}")
+    check(state == "running" and status == 202, f"DELETE of a running job: 202 ({state}, {status})")
+    status, _, job = run.request("GET", f"/v1/proofs/{running_id}?wait=30")
+    stored = cluster.psql(f"SELECT proof_json IS NULL FROM pacer.jobs WHERE id = '{running_id}'").strip()
+    check(job["state"] == "cancelled" and "proof" not in job and stored == "t",
+          f"it ends cancelled and its proof is dropped ({job['state']}: {job.get('error', '')[:80]})", str(job))
+
+    # Retention: a final job is deleted retention_s after it ended (fronts purge every 10 s).
+    status, _, j = run.request("POST", f"/v1/proofs?key={KEY}", run.witness)
+    done = run.request("GET", f"/v1/proofs/{j['id']}?wait=30")[2]
+    deadline = time.time() + 30
+    while time.time() < deadline and run.request("GET", f"/v1/proofs/{j['id']}")[0] != 404:
+        time.sleep(0.5)
+    gone = run.request("GET", f"/v1/proofs/{j['id']}")[0]
+    rows = cluster.psql(f"SELECT count(*) FROM pacer.jobs WHERE id IN ('{j['id']}', '{running_id}')").strip()
+    check(done["state"] == "done" and gone == 404 and rows == "0",
+          f"with retention_s = 2, final jobs are deleted after it: GET gives 404, no row left ({done['state']}, "
+          f"{gone}, {rows} rows)")
+
+    # A database whose queue tables are newer than this pacer knows is refused with the reason.
+    cluster.psql("INSERT INTO pacer.schema_version (version) VALUES (99)")
+    r = subprocess.run([run.pacer, "worker", "--config", cfg], capture_output=True, text=True, timeout=60)
+    check(r.returncode != 0 and "newer than this pacer knows" in r.stderr,
+          f"tables of a newer schema version are refused: exit {r.returncode}",
+          r.stderr[-400:])
+
+
 def bad_url(run, cluster):
     cases = {
         "unparseable": f"host=/nowhere password={PASSWORD} nosuchoption=1",
@@ -357,7 +424,7 @@ def main():
         raise SystemExit(__doc__)
     pacer, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.environ["PACER_PLUGIN_PATH"] = os.path.join(os.path.dirname(os.path.dirname(pacer)), "lib/pacer")
-    todo = sys.argv[3:] or ["scenario", "bad_url", "prove_locally", "front_only"]
+    todo = sys.argv[3:] or ["scenario", "bad_url", "prove_locally", "front_only", "lifecycle"]
     for case in todo:
         work = tempfile.mkdtemp(prefix="pacer-scaleout-")
         cluster = Cluster(work)
@@ -366,7 +433,7 @@ def main():
         started = time.time()
         try:
             {"scenario": scenario, "bad_url": bad_url, "prove_locally": prove_locally,
-             "front_only": front_only}[case](run, cluster)
+             "front_only": front_only, "lifecycle": lifecycle}[case](run, cluster)
         except Exception as e:  # a daemon that would not start: the case fails, with its log
             fail(f"{case}: {e}")
         finally:
