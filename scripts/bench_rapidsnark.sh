@@ -14,7 +14,7 @@
 # pays the key's subgroup check and the later ones use its record.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-: "${RAPIDSNARK:?set RAPIDSNARK to rapidsnark's prover binary}"
+: "${RAPIDSNARK:?set RAPIDSNARK to the path of the rapidsnark prover binary}"
 PACER=${PACER:-$ROOT/build/bin/pacer}
 WORK=${WORK:-/tmp/pacer-vs-rapidsnark}
 OUT=${OUT:-$WORK/table.md}
