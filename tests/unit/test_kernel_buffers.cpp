@@ -1,5 +1,5 @@
-// The cpu kernels take their large buffers from the allocator in CpuKernels (MSM digits and
-// buckets, the NTT's working buffer, key points), give every one back, and compute the
+// The cpu kernels take their large buffers from the allocator in CpuKernels (MSM digits, GLV
+// images and buckets, the NTT's working buffer, key points), give every one back, and compute the
 // same results as with no allocator (operator new).
 #include <catch2/catch.hpp>
 
@@ -73,7 +73,7 @@ TEST_CASE("the cpu kernels take MSM, NTT and key-point buffers from the allocato
   const CpuKernels without = CpuKernels::detect();
   std::mt19937_64 rng(7);
 
-  SECTION("MSM: digits and buckets, no GLV images") {
+  SECTION("MSM: digits, buckets, GLV images below the threshold only") {
     using G1 = Bn254::G1;
     const size_t n = 4096;
     std::vector<Affine<G1>> bases(n);
@@ -83,7 +83,10 @@ TEST_CASE("the cpu kernels take MSM, NTT and key-point buffers from the allocato
     for (auto& k : scalars) k = test::random_below_p<Bn254::Fr>(rng);
     CHECK(msm<G1>(bases, scalars, &pool, with) == msm<G1>(bases, scalars, &pool, without));
     CHECK(rec.calls[Usage::digits] == 1);
-    CHECK(rec.calls[Usage::glv_images] == 0);  // the GLV split applies φ to bucket sums: no images made
+    CHECK(rec.calls[Usage::glv_images] == 1);  // 254-bit scalars, few points: the GLV images are made
+    with.glv_images_below = 0;                 // as for large MSMs: φ on bucket sums, no images
+    CHECK(msm<G1>(bases, scalars, &pool, with) == msm<G1>(bases, scalars, &pool, without));
+    CHECK(rec.calls[Usage::glv_images] == 1);
     CHECK(rec.calls[Usage::buckets] > 0);
   }
   SECTION("NTT: the odd coset's working buffer (IFMA path)") {

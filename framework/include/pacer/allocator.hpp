@@ -15,7 +15,7 @@ enum class Usage : uint8_t {
   scratch,     // anything else transient
   buckets,     // MSM bucket arrays (one set per MSM task)
   digits,      // MSM signed window digits of the scalars
-  glv_images,  // MSM: φ(P) of every base (GLV endomorphism); the cpu kernels no longer make them
+  glv_images,  // MSM: φ(P) of every base (GLV endomorphism), for small MSMs
   ntt,         // NTT working buffers
   key_points,  // resident key points: loaded once, used by every proof
   staging,     // buffers copied to or from a device

@@ -27,6 +27,11 @@ struct CpuKernels {
   // Where the kernels' large buffers come from (MSM digits, GLV images and buckets, NTT scratch,
   // key points): the backend's HostServices::allocator. Null: aligned operator new (tests, tools).
   Allocator* allocator = nullptr;
+  // GLV MSMs of fewer points than this make every base's image φ(P) (one bucket set for both
+  // halves of the split); larger ones apply φ to the second half's bucket sums instead and never
+  // hold the images (msm.hpp). Measured on the 2-core VM: images twice as fast at 2^13, equal at
+  // 2^18, where they would cost 17 MB (G1) and 34 MB (G2) an MSM.
+  size_t glv_images_below = size_t(1) << 17;
 
   // The fastest paths this CPU has.
   static CpuKernels detect() { return {cpu_has_ifma(), 0, nullptr}; }

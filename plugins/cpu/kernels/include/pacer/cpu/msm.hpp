@@ -272,16 +272,17 @@ inline constexpr size_t kMsmBatchAffineMin = 64;
 
 namespace detail {
 
-// The points of a batched MSM: the bases, and with GLV a second half of units standing for the
-// images φ(bases[i]). Those are never made: φ is a group homomorphism, so the second half is
-// bucketed over the bases themselves and each of its bucket sums takes φ once (Σ k·φ(P) =
-// φ(Σ k·P)). A copy of every base would cost n points per MSM in flight (17 MB at 2^18 on
-// BN254 G1, twice that on G2) for no fewer additions.
+// The points of a batched MSM: the bases, then with GLV the images φ(bases[i]) of a second half
+// of units. Small MSMs make the images (`second`). Large ones leave them unmade
+// (`endomorphism_half`): φ is a group homomorphism, so the second half is bucketed over the bases
+// themselves and each of its bucket sums takes φ once (Σ k·φ(P) = φ(Σ k·P)), at the price of a
+// second bucket reduction per window (CpuKernels::glv_images_below).
 template <class Group>
 struct MsmPoints {
-  std::span<const Affine<Group>> bases;
+  std::span<const Affine<Group>> first, second;
   bool endomorphism_half = false;
-  size_t size() const { return endomorphism_half ? 2 * bases.size() : bases.size(); }
+  size_t size() const { return endomorphism_half ? 2 * first.size() : first.size() + second.size(); }
+  const Affine<Group>& operator[](size_t i) const { return i < first.size() ? first[i] : second[i - first.size()]; }
 };
 
 // Pippenger over `points` with signed digits and affine buckets. `scalars_of(u, emit)` calls
@@ -292,8 +293,8 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
                             ThreadPool* pool, const CpuKernels& kernels, const std::function<void()>* checkpoint) {
   using J = Jacobian<Group>;
   const size_t n = points.size();
-  const size_t half_n = points.bases.size();
   const size_t halves = points.endomorphism_half ? 2 : 1;
+  const size_t half_n = n / halves;
   // Signed digits are stored as int16: |d| <= 2^(c-1) needs c <= 15.
   // Bucket costs as much as a point in the model: measured, not derived (2-core VM, 2^16 and 2^20
   // bn128 proofs, c = 13/14/15 alternated: 15 was fastest; the model gave 13 with 27 per bucket).
@@ -347,13 +348,12 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
     const size_t begin = (ch % half_chunks) * chunk_len, end = std::min(half_n, begin + chunk_len);
     AffineBuckets<Group> buckets(size_t(1) << (width[w] - 1), kernels.ifma, kernels.allocator);
     const int16_t* dw = digits.data() + w * n + half * half_n;
-    const Affine<Group>* bases = points.bases.data();
     constexpr size_t kAhead = 8;
     for (size_t i = begin; i < end; ++i) {
       if (i + kAhead < end && dw[i + kAhead]) buckets.prefetch(uint32_t(std::abs(dw[i + kAhead])) - 1);
       const int32_t d = dw[i];
       if (d == 0) continue;
-      const Affine<Group>& p = bases[i];
+      const Affine<Group>& p = halves == 2 ? points.first[i] : points[i];
       if (p.is_identity()) continue;
       buckets.add(uint32_t(std::abs(d) - 1), p, d < 0);
     }
@@ -411,6 +411,15 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
   if constexpr (HasGlv<Group>) {
     // Scalars that already fit in 128 bits (a witness of small values) gain nothing from a split.
     if (bits > kGlvBits) {
+      AllocatedArray<Affine<Group>> images;
+      if (n < kernels.glv_images_below) {
+        images = AllocatedArray<Affine<Group>>(kernels.allocator, n, Usage::glv_images);  // written below, in parallel
+        const auto beta = Group::glv_beta();
+        const size_t chunk = 1 << 12;
+        run_tasks(pool, (n + chunk - 1) / chunk, [&](size_t t) {
+          for (size_t i = t * chunk, e = std::min(n, i + chunk); i < e; ++i) images[i] = glv_endomorphism(bases[i], beta);
+        });
+      }
       const GlvBasis& basis = Group::glv_basis();
       auto split = [&](size_t u, const auto& emit) {
         const GlvSplit s = glv_split(scalars[u], basis);
@@ -420,11 +429,13 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
         emit(u, s.k1, s.k1_negative);
         emit(n + u, s.k2, s.k2_negative);
       };
-      return detail::batched_msm<Group>({bases, true}, n, kGlvBits, split, pool, kernels, checkpoint);
+      const detail::MsmPoints<Group> points =
+          images.empty() ? detail::MsmPoints<Group>{bases, {}, true} : detail::MsmPoints<Group>{bases, images.span(), false};
+      return detail::batched_msm<Group>(points, n, kGlvBits, split, pool, kernels, checkpoint);
     }
   }
   auto plain = [&](size_t u, const auto& emit) { emit(u, scalars[u], false); };
-  return detail::batched_msm<Group>({bases, false}, n, bits, plain, pool, kernels, checkpoint);
+  return detail::batched_msm<Group>({bases, {}, false}, n, bits, plain, pool, kernels, checkpoint);
 }
 
 }  // namespace pacer::math
