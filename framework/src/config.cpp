@@ -9,6 +9,7 @@
 #include "pacer/files.hpp"
 #include "pacer/logging.hpp"
 #include "pacer/printable.hpp"
+#include "pacer/prover.hpp"
 #include "toml_detail.hpp"
 
 namespace pacer {
@@ -149,7 +150,8 @@ Config load_config(const fs::path& path) {
   if (const toml::value* t = table_at("scheduler")) read_plugin_choice(*t, "scheduler", cfg.scheduler);
   if (const toml::value* t = table_at("pipeline")) {
     const Params r(*t, "[pipeline]");
-    cfg.pipeline.jobs_in_flight = static_cast<unsigned>(r.get_int("jobs_in_flight", 1, 1, 4096));
+    // The engine runs at most kMaxJobsInFlight at once: a larger value would be accepted and not honoured.
+    cfg.pipeline.jobs_in_flight = static_cast<unsigned>(r.get_int("jobs_in_flight", 1, 1, kMaxJobsInFlight));
     cfg.pipeline.release =
         r.get_choice("release", "immediate", {"immediate", "bounded"}) == "bounded" ? ReleasePolicy::bounded
                                                                                    : ReleasePolicy::immediate;

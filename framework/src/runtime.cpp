@@ -9,9 +9,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#if defined(__GLIBC__)
-#endif
-
 #include "pacer/backend.hpp"
 #include "pacer/error.hpp"
 #include "pacer/thread_guard.hpp"

@@ -227,7 +227,7 @@ TEST_CASE("config: wrong types and bad values are one-line errors naming key and
              Equals("config.toml:2: [scheduler] params must be a table, got integer"));
   CHECK_THAT(load_error("\n\nbackend = \"cpu\"\n"), Equals("config.toml:3: [backend] must be a table, got string"));
   CHECK_THAT(load_error("[pipeline]\njobs_in_flight = 0\n"),
-             Equals("config.toml:2: [pipeline] jobs_in_flight must be between 1 and 4096, got 0"));
+             Equals("config.toml:2: [pipeline] jobs_in_flight must be between 1 and 256, got 0"));
   CHECK_THAT(load_error("[pipeline]\nrelease = \"lazy\"\n"),
              Equals("config.toml:2: [pipeline] release must be one of immediate, bounded, got \"lazy\""));
   CHECK_THAT(load_error("[server]\nlisten = \"9820\"\n"),

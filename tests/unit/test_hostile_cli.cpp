@@ -213,7 +213,7 @@ TEST_CASE("hostile: config text in errors is printable, and integers beyond 64 b
                                                              "+1\n"))).pipeline.jobs_in_flight == 1);
   CHECK_REFUSED(pacer::load_config(tmp.write("min.toml", std::string("[pipeline]\njobs_in_flight = "
                                                                      "-9223372036854775808\n"))),
-                "jobs_in_flight must be between 1 and 4096, got -9223372036854775808");
+                "jobs_in_flight must be between 1 and 256, got -9223372036854775808");
 }
 
 TEST_CASE("hostile: burst_mb without membw_mb_per_s says what it goes with", "[hostile][schedulers]") {
