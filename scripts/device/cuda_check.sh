@@ -14,13 +14,7 @@
 # the key's subgroups once; the benches after it load the same key with [host]
 # check_key_subgroups = false (the check takes 15 s at 2^24, docs/verify.md).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-dist=$root/.devcarry/dist
-export LD_LIBRARY_PATH="$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PACER_PLUGIN_PATH="$dist/lib/pacer"
-OUT=${OUT:-/tmp/pacer-out}
-mkdir -p "$OUT"
+source "$(dirname "$0")/env.sh"
 work=$(mktemp -d)
 proofs="$work/proofs"
 mkdir -p "$proofs"

@@ -11,13 +11,7 @@
 #     `pacer bench` J = 2 with every proof reading its .wtns, and J = 1 (verify_proofs = true).
 # Proofs and bench JSON go to $OUT/results.tgz (check them back here with snarkjs groth16 verify).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-dist=$root/.devcarry/dist
-export LD_LIBRARY_PATH="$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PACER_PLUGIN_PATH="$dist/lib/pacer"
-OUT=${OUT:-/tmp/pacer-out}
-mkdir -p "$OUT"
+source "$(dirname "$0")/env.sh"
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work/runs" "$work/proofs"
 export XDG_CACHE_HOME=$work/cache

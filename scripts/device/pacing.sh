@@ -15,13 +15,7 @@
 # script is stopped midway: the device tool brings back at most 8 files).
 # PROOFS (default 24) proofs a bench after J warm-up proofs.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-dist=$root/.devcarry/dist
-export LD_LIBRARY_PATH="$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PACER_PLUGIN_PATH="$dist/lib/pacer"
-OUT=${OUT:-/tmp/pacer-out}
-mkdir -p "$OUT"
+source "$(dirname "$0")/env.sh"
 work=${WORK:-$(mktemp -d)}  # WORK: a folder to tar by hand if this script is killed midway
 mkdir -p "$work/proofs" "$work/runs"
 runs="$work/runs"
