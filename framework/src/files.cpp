@@ -58,6 +58,12 @@ std::optional<FileIdentity> file_identity(const std::string& path) {
   return identity_of(st);
 }
 
+std::optional<FileIdentity> file_identity(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  return identity_of(st);
+}
+
 RegularFile::RegularFile(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));

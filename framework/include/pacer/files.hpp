@@ -23,6 +23,8 @@ struct FileIdentity {
 };
 // The identity of what `path` names now; nothing when it cannot be stat'ed.
 std::optional<FileIdentity> file_identity(const std::string& path);
+// The identity of the file an open descriptor reads; nothing when it cannot be fstat'ed.
+std::optional<FileIdentity> file_identity(int fd);
 
 // A descriptor closed on every path out (-1: none).
 class Descriptor {

@@ -2,17 +2,16 @@
 #include "key_digest.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <functional>
-#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "../witness/build_cache.hpp"
+#include "pacer/files.hpp"
 #include "pacer/thread_pool.hpp"
 
 namespace pacer {
@@ -52,13 +51,6 @@ std::string hash_of(std::string_view bytes) {
   return chunk.hex();
 }
 
-bool same_file(int fd, const FileIdentity& expected) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && uint64_t(st.st_dev) == expected.device && uint64_t(st.st_ino) == expected.inode &&
-         uint64_t(st.st_size) == expected.size &&
-         int64_t(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec == expected.ctime_ns;
-}
-
 }  // namespace
 
 std::string key_content_digest(std::span<const std::byte> bytes, ThreadPool* pool) {
@@ -68,13 +60,9 @@ std::string key_content_digest(std::span<const std::byte> bytes, ThreadPool* poo
 
 std::optional<std::string> file_content_digest(const std::string& path, const FileIdentity& expected,
                                                ThreadPool* pool) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  const std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* p) {
-    ::close(*p);
-    delete p;
-  });
-  if (!same_file(fd, expected)) return std::nullopt;
+  const Descriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  const int fd = file.get();
+  if (fd < 0 || file_identity(fd) != expected) return std::nullopt;
   std::atomic<bool> failed{false};
   const std::string digest = tree_digest(expected.size, pool, [&](size_t begin, size_t length) {
     std::string buffer(length, '\0');
@@ -89,7 +77,7 @@ std::optional<std::string> file_content_digest(const std::string& path, const Fi
     }
     return hash_of(buffer);
   });
-  if (failed || !same_file(fd, expected)) return std::nullopt;
+  if (failed || file_identity(fd) != expected) return std::nullopt;
   return digest;
 }
 
