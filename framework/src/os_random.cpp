@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pacer/error.hpp"
+#include "pacer/printable.hpp"
 
 namespace pacer {
 
@@ -26,14 +27,7 @@ void os_random_bytes(std::span<std::byte> out) {
 std::string os_random_hex(size_t bytes) {
   std::vector<std::byte> raw(bytes);
   os_random_bytes(raw);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(2 * bytes, '0');
-  for (size_t i = 0; i < bytes; ++i) {
-    const auto b = std::to_integer<unsigned>(raw[i]);
-    out[2 * i] = kHex[b >> 4];
-    out[2 * i + 1] = kHex[b & 15];
-  }
-  return out;
+  return hex_bytes(raw);
 }
 
 }  // namespace pacer

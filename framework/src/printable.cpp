@@ -18,4 +18,15 @@ std::string printable(std::string_view text, size_t max_bytes) {
   return out;
 }
 
+std::string hex_bytes(std::span<const std::byte> bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(2 * bytes.size(), '0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const auto b = std::to_integer<unsigned>(bytes[i]);
+    out[2 * i] = kHex[b >> 4];
+    out[2 * i + 1] = kHex[b & 15];
+  }
+  return out;
+}
+
 }  // namespace pacer

@@ -17,6 +17,7 @@
 
 #include "pacer/files.hpp"
 #include "pacer/os_random.hpp"
+#include "pacer/printable.hpp"
 
 namespace pacer {
 
@@ -124,16 +125,6 @@ std::optional<Secret> secret_for_writing(const fs::path& dir, std::string& why) 
   return std::nullopt;
 }
 
-std::string hex(const unsigned char* bytes, size_t size) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < size; ++i) {
-    out += digits[bytes[i] >> 4];
-    out += digits[bytes[i] & 15];
-  }
-  return out;
-}
-
 // The record's whole text for this digest under this secret: what a valid record file holds, byte
 // for byte.
 std::string record_text(const std::string& digest, const Secret& secret) {
@@ -146,7 +137,7 @@ std::string record_text(const std::string& digest, const Secret& secret) {
   unsigned int mac_size = 0;
   HMAC(EVP_sha256(), secret.data(), int(secret.size()), reinterpret_cast<const unsigned char*>(body.data()),
        body.size(), mac, &mac_size);
-  return body + "hmac-sha256 " + hex(mac, mac_size) + "\n";
+  return body + "hmac-sha256 " + hex_bytes(std::as_bytes(std::span(mac, mac_size))) + "\n";
 }
 
 bool is_digest(const std::string& digest) {

@@ -18,6 +18,7 @@
 #include "pacer/error.hpp"
 #include "pacer/files.hpp"
 #include "pacer/os_random.hpp"
+#include "pacer/printable.hpp"
 #include "pacer/witness/generator.hpp"
 
 namespace pacer::witness {
@@ -60,9 +61,7 @@ std::string KeyHasher::hex() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_DigestFinal_ex(impl_->ctx, digest, &length);
-  std::string out;
-  for (unsigned i = 0; i < length; ++i) out += fmt::format("{:02x}", digest[i]);
-  return out;
+  return hex_bytes(std::as_bytes(std::span(digest, length)));
 }
 
 fs::path default_cache_dir() {
