@@ -4,11 +4,14 @@
 // results must be equal, not close. Exits 77 (ctest: skipped) with a message where no GPU is usable.
 //   PACER_CUDA_TEST_MAX_LOG=N  largest size 2^N (default 22; CI never gets here without a GPU)
 #include <catch2/catch.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdlib>
 #include <string>
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <vector>
 
 #include "pacer/dev/fixed_base.hpp"
@@ -109,6 +112,28 @@ std::vector<Fr256> scalars(size_t n, std::mt19937_64& rng) {
   return s;
 }
 
+// Random constraint rows as a key's section 4 stores them: 3 terms a row of A and B, some rows empty.
+constexpr size_t kRecordBytes = 3 * 4 + 32;
+template <class Fr>
+std::vector<std::byte> constraint_records(size_t n, std::mt19937_64& rng) {
+  std::vector<std::byte> records;
+  auto u32 = [&](uint32_t v) {
+    const auto* p = reinterpret_cast<const std::byte*>(&v);
+    records.insert(records.end(), p, p + 4);
+  };
+  for (uint32_t matrix = 0; matrix < 2; ++matrix)
+    for (uint32_t row = 0; row < n; ++row)
+      for (int t = 0; t < (row % 7 == 3 ? 0 : 3); ++t) {
+        u32(matrix);
+        u32(row);
+        u32(uint32_t(rng() % n));
+        const Fr256 v = scalars<Fr>(1, rng)[0];
+        const auto* p = reinterpret_cast<const std::byte*>(v.data());
+        records.insert(records.end(), p, p + 32);
+      }
+  return records;
+}
+
 template <class Curve>
 void compare_backends(size_t log_n) {
   using Fr = typename Curve::Fr;
@@ -155,25 +180,9 @@ void compare_backends(size_t log_n) {
   // A proof's vectors on the GPU: synthesis over random constraint rows (3 terms a row of A and B,
   // some rows empty), then compute_h and the H MSM over what stayed there, and the A MSM over the
   // witness uploaded by synthesis; the cpu backend the same way through host buffers.
-  std::vector<std::byte> records;
-  uint32_t n_coeffs = 0;
-  auto u32 = [&](uint32_t v) {
-    const auto* p = reinterpret_cast<const std::byte*>(&v);
-    records.insert(records.end(), p, p + 4);
-  };
-  for (uint32_t matrix = 0; matrix < 2; ++matrix)
-    for (uint32_t row = 0; row < n; ++row)
-      for (int t = 0; t < (row % 7 == 3 ? 0 : 3); ++t) {
-        u32(matrix);
-        u32(row);
-        u32(uint32_t(rng() % n));
-        const Fr256 v = scalars<Fr>(1, rng)[0];
-        const auto* p = reinterpret_cast<const std::byte*>(v.data());
-        records.insert(records.end(), p, p + 32);
-        ++n_coeffs;
-      }
+  const auto records = constraint_records<Fr>(n, rng);
   key->coeffs = records;
-  key->n_coeffs = n_coeffs;
+  key->n_coeffs = uint32_t(records.size() / kRecordBytes);
   auto cpu_rows_key = r.cpu->load(key);
   auto cuda_rows_key = r.cuda->load(key);
   REQUIRE(r.cuda->vectors(*cuda_rows_key) == VectorHome::device);
@@ -217,6 +226,65 @@ TEST_CASE("cuda backend refuses a key made resident by the cpu backend", "[cuda]
   auto cpu_key = r.cpu->load(key);
   std::vector<Fr256> one(1);
   CHECK_THROWS_AS(r.cuda->msm_g1(*cpu_key, 0, Basis::A, one, {}), FailedError);
+}
+
+TEST_CASE("cuda backend whose device cannot hold the constraint rows synthesises on the CPU, warns once "
+          "naming the shortfall, and proves the same", "[cuda]") {
+  Rig& r = rig();
+  constexpr size_t n = size_t(1) << 16;
+  std::mt19937_64 rng(4242);
+  const auto g1 = key_points<Bn254::G1>(Bn254::g1_generator(), n, r.pool);
+  const auto g2 = key_points<Bn254::G2>(Bn254::g2_generator(), n, r.pool);
+  const auto records = constraint_records<Bn254::Fr>(n, rng);
+  auto key = std::make_shared<ProvingKey>();
+  key->path = "rows-do-not-fit key";
+  key->curve = CurveId::bn254;
+  key->n8q = 32;
+  key->n8r = 32;
+  key->n_vars = key->domain_size = uint32_t(n);
+  key->a = key->b1 = key->h = g1;
+  key->c = std::span(g1).first((n - 1) * point_bytes<Bn254::G1>());
+  key->b2 = g2;
+  key->coeffs = records;
+  key->n_coeffs = uint32_t(records.size() / kRecordBytes);
+  // A limit that holds the points and one lane's scratch (the backend's own estimate: 480 bytes a
+  // point and 32 a wire) but only half the rows ((2n+1)·4 offsets, 36 bytes a term).
+  const uint64_t points = 3 * g1.size() + key->c.size() + g2.size(), scratch = 512 * n,
+                 rows = (2 * n + 1) * 4 + uint64_t(key->n_coeffs) * 36;
+  const int64_t limit_mb = int64_t((points + scratch + rows / 2) >> 20);
+  std::ostringstream captured;
+  HostServices host = r.host;
+  host.log = std::make_shared<spdlog::logger>("rows-fallback", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
+  auto small = r.registry.create_backend(
+      "cuda",
+      Params(toml::table{{"g2", "gpu"}, {"lanes_per_device", 1}, {"vram_limit_mb", limit_mb}}, "[backend.params]"),
+      host);
+  auto cuda_key = small->load(key);
+  auto cpu_key = r.cpu->load(key);
+  const std::string log = captured.str();
+  INFO(log);
+  CHECK(small->vectors(*cuda_key) == VectorHome::host);
+  CHECK(log.find("constraint rows need") != std::string::npos);
+  CHECK(log.find("MiB short") != std::string::npos);
+  size_t warnings = 0;
+  for (size_t at = log.find("constraint rows need"); at != std::string::npos; at = log.find("constraint rows need", at + 1))
+    ++warnings;
+  CHECK(warnings == 1);
+
+  const auto w = scalars<Bn254::Fr>(n, rng);
+  std::vector<Fr256> a(n), b(n), c(n), a2(n), b2(n), c2(n);
+  r.cpu->synthesize(*cpu_key, 0, w, a, b, c, {});
+  small->synthesize(*cuda_key, 0, w, a2, b2, c2, {});
+  REQUIRE(a2 == a);
+  REQUIRE(b2 == b);
+  REQUIRE(c2 == c);
+  r.cpu->compute_h(*cpu_key, 0, a, b, c, {});
+  small->compute_h(*cuda_key, 0, a2, b2, c2, {});
+  REQUIRE(a2 == a);
+  const PointBytes want = r.cpu->msm_g1(*cpu_key, 0, Basis::H, a, {});
+  const PointBytes got = small->msm_g1(*cuda_key, 0, Basis::H, a2, {});
+  small->end_proof(0);
+  REQUIRE(std::equal(got.data.begin(), got.data.begin() + got.size, want.data.begin()));
 }
 
 bool pacer::test::cuda_backend_usable(std::string& why) {
