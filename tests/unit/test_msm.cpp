@@ -103,8 +103,27 @@ TEMPLATE_TEST_CASE("GLV MSM without images, cut into several chunks per half, ma
   CpuKernels kernels = CpuKernels::detect();
   kernels.msm_window = 8;        // 17 windows of 128-bit halves: 24 threads give 2 chunks a half
   kernels.glv_images_below = 0;  // no images at any size: φ on the second half's bucket sums
+  REQUIRE(msm_chunks(1500, 2 * 17, 128, 24) == 2);
   check_msm<typename TestType::G1, typename TestType::Fr>(TestType::g1_generator(), {3000}, &pool, kernels);
-  check_msm<typename TestType::G2, typename TestType::Fr>(test::g2_generator<TestType>(), {700}, &pool, kernels);
+  check_msm<typename TestType::G2, typename TestType::Fr>(test::g2_generator<TestType>(), {1500}, &pool, kernels);
+}
+
+// Each chunk of a window pays a bucket reduction of its own: a window is split only where that
+// shortens the rounds of tasks the pool runs.
+TEST_CASE("MSM windows are cut into chunks only where that shortens the rounds of tasks", "[msm]") {
+  // One thread: never (more chunks, more reductions, the same one thread).
+  CHECK(msm_chunks(size_t(1) << 20, 18, 16384, 1) == 1);
+  // 2^13 GLV points (16384 units, 10 windows of 4096 buckets) on 16 threads: 10 tasks fit one round.
+  CHECK(msm_chunks(16384, 10, 4096, 16) == 1);
+  // Twice as many windows as threads: a split would only add rounds.
+  CHECK(msm_chunks(size_t(1) << 16, 32, 4096, 16) == 1);
+  // 2^20 points in two halves of 9 windows on 16 threads: 18 tasks leave a second round of 2, so
+  // the windows are split, each chunk still far above its 16384 buckets.
+  const size_t big = msm_chunks(size_t(1) << 20, 18, 16384, 16);
+  CHECK(big > 1);
+  CHECK((size_t(1) << 20) / big >= 16384);
+  // A chunk is never shorter than its buckets.
+  CHECK(msm_chunks(5000, 1, 4096, 64) == 1);
 }
 
 // The segmented bucket sum (batched affine running sums) against Σ (d+1)·B_d summed naively:
