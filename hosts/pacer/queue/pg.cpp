@@ -7,8 +7,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
-#include <libpq-fe.h>
-
+#include "libpq.hpp"
 #include "pacer/config.hpp"
 
 namespace pacer::host::queue {
@@ -34,24 +33,24 @@ bool transient_refusal(const std::string& message) {
 
 }  // namespace
 
-void Result::clear(pg_result* r) { PQclear(r); }
-int Result::rows() const { return PQntuples(r_.get()); }
-bool Result::null(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
+void Result::clear(pg_result* r) { libpq().PQclear(r); }
+int Result::rows() const { return libpq().PQntuples(r_.get()); }
+bool Result::null(int row, int col) const { return libpq().PQgetisnull(r_.get(), row, col) != 0; }
 std::string_view Result::text(int row, int col) const {
-  return {PQgetvalue(r_.get(), row, col), static_cast<size_t>(PQgetlength(r_.get(), row, col))};
+  return {libpq().PQgetvalue(r_.get(), row, col), static_cast<size_t>(libpq().PQgetlength(r_.get(), row, col))};
 }
-int64_t Result::integer(int row, int col) const { return null(row, col) ? 0 : std::strtoll(PQgetvalue(r_.get(), row, col), nullptr, 10); }
-double Result::real(int row, int col) const { return null(row, col) ? 0 : std::strtod(PQgetvalue(r_.get(), row, col), nullptr); }
+int64_t Result::integer(int row, int col) const { return null(row, col) ? 0 : std::strtoll(libpq().PQgetvalue(r_.get(), row, col), nullptr, 10); }
+double Result::real(int row, int col) const { return null(row, col) ? 0 : std::strtod(libpq().PQgetvalue(r_.get(), row, col), nullptr); }
 
 void check_conninfo(const std::string& conninfo, const std::string& what) {
   char* err = nullptr;
-  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &err);
+  PQconninfoOption* options = libpq().PQconninfoParse(conninfo.c_str(), &err);
   if (options) {
-    PQconninfoFree(options);
+    libpq().PQconninfoFree(options);
     return;
   }
   std::string reason = err ? one_line(err) : "out of memory";
-  if (err) PQfreemem(err);
+  if (err) libpq().PQfreemem(err);
   throw InputError(fmt::format("{} is not a valid PostgreSQL connection string ({}): {}", what,
                                scrub_secret(reason, conninfo_password(conninfo)), mask_conninfo(conninfo)));
 }
@@ -65,7 +64,7 @@ Connection::Connection(std::string conninfo, std::string application_name)
 Connection::~Connection() { drop(); }
 
 void Connection::drop() {
-  if (conn_) PQfinish(conn_);
+  if (conn_) libpq().PQfinish(conn_);
   conn_ = nullptr;
 }
 
@@ -76,11 +75,11 @@ void Connection::ensure() {
   // Defaults first: what the connection string itself says overrides them (expand_dbname).
   const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
   const char* values[] = {"5", application_name_.c_str(), conninfo_.c_str(), nullptr};
-  PGconn* c = PQconnectdbParams(keywords, values, 1);
+  PGconn* c = libpq().PQconnectdbParams(keywords, values, 1);
   if (!c) throw ConnectionLost("libpq could not allocate a connection");
-  if (PQstatus(c) != CONNECTION_OK) {
-    const std::string message = scrub(PQerrorMessage(c));
-    PQfinish(c);
+  if (libpq().PQstatus(c) != CONNECTION_OK) {
+    const std::string message = scrub(libpq().PQerrorMessage(c));
+    libpq().PQfinish(c);
     if (transient_refusal(message)) throw ConnectionLost(message);
     throw InputError(fmt::format("the database refused the connection ({}): {}", masked_, message));
   }
@@ -108,25 +107,25 @@ Result Connection::exec(const std::string& sql, const std::vector<Param>& params
   owned.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i)
     if (!params[i].null && !params[i].binary) values[i] = owned.emplace_back(params[i].value).c_str();
-  Result r(PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(), lengths.data(),
+  Result r(libpq().PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(), lengths.data(),
                         formats.data(), binary_result ? 1 : 0));
-  if (PQstatus(conn_) == CONNECTION_BAD) lost(scrub(PQerrorMessage(conn_)));
+  if (libpq().PQstatus(conn_) == CONNECTION_BAD) lost(scrub(libpq().PQerrorMessage(conn_)));
   return check(std::move(r));
 }
 
 void Connection::exec_simple(const std::string& sql) {
   ensure();
-  Result r(PQexec(conn_, sql.c_str()));
-  if (PQstatus(conn_) == CONNECTION_BAD) lost(scrub(PQerrorMessage(conn_)));
+  Result r(libpq().PQexec(conn_, sql.c_str()));
+  if (libpq().PQstatus(conn_) == CONNECTION_BAD) lost(scrub(libpq().PQerrorMessage(conn_)));
   check(std::move(r));
 }
 
 Result Connection::check(Result r) {
   pg_result* raw = r.raw();
-  const ExecStatusType status = raw ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
+  const ExecStatusType status = raw ? libpq().PQresultStatus(raw) : PGRES_FATAL_ERROR;
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return r;
-  const char* state = raw ? PQresultErrorField(raw, PG_DIAG_SQLSTATE) : nullptr;
-  const std::string message = scrub(raw ? PQresultErrorMessage(raw) : PQerrorMessage(conn_));
+  const char* state = raw ? libpq().PQresultErrorField(raw, PG_DIAG_SQLSTATE) : nullptr;
+  const std::string message = scrub(raw ? libpq().PQresultErrorMessage(raw) : libpq().PQerrorMessage(conn_));
   // Class 08: connection exception; 57P0x: the server is shutting down or restarting.
   if (!state || std::strncmp(state, "08", 2) == 0 || std::strncmp(state, "57P", 3) == 0) lost(message);
   throw FailedError(fmt::format("the database refused a statement ({}): {}", state, message));
@@ -136,16 +135,16 @@ std::vector<std::pair<std::string, std::string>> Connection::wait(std::chrono::m
   ensure();
   std::vector<std::pair<std::string, std::string>> out;
   const auto take = [&] {
-    while (PGnotify* n = PQnotifies(conn_)) {
+    while (PGnotify* n = libpq().PQnotifies(conn_)) {
       out.emplace_back(n->relname, n->extra);
-      PQfreemem(n);
+      libpq().PQfreemem(n);
     }
   };
   take();  // what arrived with the answers to earlier statements: no reason to wait for more
   if (!out.empty()) return out;
-  pollfd fds[2] = {{PQsocket(conn_), POLLIN, 0}, {extra_fd, POLLIN, 0}};
+  pollfd fds[2] = {{libpq().PQsocket(conn_), POLLIN, 0}, {extra_fd, POLLIN, 0}};
   ::poll(fds, extra_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
-  if (fds[0].revents != 0 && PQconsumeInput(conn_) == 0) lost(scrub(PQerrorMessage(conn_)));
+  if (fds[0].revents != 0 && libpq().PQconsumeInput(conn_) == 0) lost(scrub(libpq().PQerrorMessage(conn_)));
   take();
   return out;
 }
