@@ -1,10 +1,7 @@
 #include "libpq.hpp"
 
-#include <memory>
-#include <string>
-#include <type_traits>
+#include <dlfcn.h>
 
-#include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
 
 #include "pacer/error.hpp"
@@ -15,39 +12,31 @@ namespace {
 
 constexpr const char* kLibrary = "libpq.so.5";
 
-struct Loaded {
-  boost::dll::shared_library library;  // stays loaded until exit: the connections use it
-  Libpq functions;
-};
-
-std::unique_ptr<Loaded> load() {
-  auto loaded = std::make_unique<Loaded>();
-  try {
-    // By name, so the dynamic linker's own search path finds it (ld.so.cache, LD_LIBRARY_PATH).
-    loaded->library.load(kLibrary, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  } catch (const std::exception& e) {
+// Never unloaded: connections live until exit.
+Libpq load() {
+  // By name, so the dynamic linker's own search finds it (ld.so.cache, LD_LIBRARY_PATH).
+  void* library = ::dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
+  if (!library)
     throw InputError(fmt::format("the PostgreSQL queue needs the client library {} (Debian package libpq5), which "
                                  "could not be loaded: {}",
-                                 kLibrary, e.what()));
-  }
-  auto& lib = loaded->library;
-  auto& f = loaded->functions;
+                                 kLibrary, ::dlerror()));
+  Libpq f;
 #define PACER_LIBPQ_RESOLVE(name)                                                                                    \
-  if (!lib.has(#name))                                                                                               \
+  f.name = reinterpret_cast<decltype(f.name)>(::dlsym(library, #name));                                              \
+  if (!f.name)                                                                                                       \
     throw InputError(fmt::format("{} has no function {}: the PostgreSQL queue needs libpq 10 or later", kLibrary,     \
-                                 #name));                                                                            \
-  f.name = &lib.get<std::remove_pointer_t<decltype(f.name)>>(#name);
+                                 #name));
   PACER_LIBPQ_FUNCTIONS(PACER_LIBPQ_RESOLVE)
 #undef PACER_LIBPQ_RESOLVE
-  return loaded;
+  return f;
 }
 
 }  // namespace
 
 const Libpq& libpq() {
   // A failed load throws out of the initialiser, and the next call tries again.
-  static const std::unique_ptr<Loaded> loaded = load();
-  return loaded->functions;
+  static const Libpq functions = load();
+  return functions;
 }
 
 }  // namespace pacer::host::queue
