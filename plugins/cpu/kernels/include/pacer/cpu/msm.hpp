@@ -53,8 +53,8 @@ class AffineBuckets {
       : AffineBuckets(count, std::clamp<size_t>(count / 4, 16, 2048), ifma, allocator) {}
   AffineBuckets(size_t count, size_t batch_limit, bool ifma, Allocator* allocator = nullptr)
       : buckets_(allocator, count, Usage::buckets, BufferInit::value),
-        overflow_(allocator, count, Usage::buckets, BufferInit::value),
         busy_(allocator, count, Usage::buckets, BufferInit::value),
+        allocator_(allocator),
         batch_limit_(batch_limit),
         ifma_(ifma) {
     batch_bucket_.reserve(2 * batch_limit_);
@@ -85,7 +85,7 @@ class AffineBuckets {
       // What keeps coming back is a few hot buckets (many equal digits, e.g. a witness of bits):
       // once a batch would be too small to pay for its inversion, they take Jacobian additions.
       if (batch_bucket_.size() < kMinDrainBatch) {
-        for (const auto& d : deferred_) overflow_[d.bucket] = overflow_[d.bucket].add_affine(value(d.point, d.negate));
+        for (const auto& d : deferred_) overflow(d.bucket) = overflow(d.bucket).add_affine(value(d.point, d.negate));
         deferred_.clear();
       }
       flush();
@@ -102,7 +102,7 @@ class AffineBuckets {
     J running, sum;
     for (size_t d = buckets_.size(); d-- > 0;) {
       running = running.add_affine(buckets_[d]);
-      if (!overflow_[d].is_identity()) running += overflow_[d];
+      if (!overflow_.empty() && !overflow_[d].is_identity()) running += overflow_[d];
       sum += running;
     }
     return sum;
@@ -152,7 +152,7 @@ class AffineBuckets {
   void insert(uint32_t b, const A* p, bool negate) {
     if (busy_[b]) {
       if (deferred_.size() < batch_limit_) deferred_.push_back({b, uint8_t(negate), p});
-      else overflow_[b] = overflow_[b].add_affine(value(p, negate));
+      else overflow(b) = overflow(b).add_affine(value(p, negate));
       return;
     }
     if (buckets_[b].is_identity()) {
@@ -225,9 +225,18 @@ class AffineBuckets {
   std::vector<uint32_t> equal_x_;
 #endif
 
+  // The Jacobian twins of hot buckets, made at the first overflow: most tasks never need them, and
+  // at 1.5x a bucket's size they were 60% of every task's bucket memory (tens of MB in flight on
+  // 16 threads).
+  J& overflow(uint32_t b) {
+    if (overflow_.empty()) overflow_ = AllocatedArray<J>(allocator_, buckets_.size(), Usage::buckets, BufferInit::value);
+    return overflow_[b];
+  }
+
   AllocatedArray<A> buckets_;
-  AllocatedArray<J> overflow_;
+  AllocatedArray<J> overflow_;  // empty until overflow() first needs it
   AllocatedArray<uint8_t> busy_;
+  Allocator* allocator_;
   size_t batch_limit_;
   bool ifma_;
   std::vector<uint32_t> batch_bucket_;
