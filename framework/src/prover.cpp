@@ -262,9 +262,10 @@ struct Prover::Impl {
                            [this](Lane lane) { return_lane(lane); },
                            [this](unsigned device, const std::string& why) { retire_device(device, why); }});
     // Each proof runs at most three stage bodies at once (synthesize, msm_g2 and one on its
-    // lane's strand), so 3 per proof in flight means an admitted stage never waits for a thread
-    // behind stages that are paused.
-    const unsigned threads = 3 * jobs + 1;
+    // lane's strand), five where the lane's calls overlap (msm_g2, the H MSM and, for small keys,
+    // the A, B1 and C MSMs side by side), so that many per proof in flight means an admitted stage
+    // never waits for a thread behind stages that are paused.
+    const unsigned threads = (lane_calls_overlap ? 5 : 3) * jobs + 1;
     for (unsigned t = 0; t < threads; ++t) {
       try {
         driver_threads.emplace_back(
@@ -427,10 +428,16 @@ struct Prover::Impl {
   // Backend calls run on the lane's strand, one at a time; those that run on the host pool instead
   // (msm_g2 with g2 = "cpu", synthesis on the CPU) overlap them, and so does the critical path
   // (compute_h, then the H MSM) where the backend lets a lane's calls overlap: it never waits
-  // behind the A, B1 and C MSMs, which stay one at a time (each one's scratch at a time).
+  // behind the A, B1 and C MSMs, which stay one at a time (each one's scratch at a time) but for
+  // small keys: there three MSMs in a row were the critical path (a 2^13 MSM has 10 windows, too
+  // few tasks to fill 16 threads), and their scratch side by side is a few MB.
+  static constexpr uint32_t kSideBySideMsmsBelow = uint32_t(1) << 17;  // domain size
   bool on_strand(const Job& job, Node node) const {
     if (!kGraph[node].needs_lane) return false;
     if (lane_calls_overlap && (node == kComputeH || node == kMsmH || node == kSynthesize)) return false;
+    if (lane_calls_overlap && (node == kMsmA || node == kMsmB1 || node == kMsmC) &&
+        job.key->key().domain_size < kSideBySideMsmsBelow)
+      return false;
     return (node != kMsmG2 && node != kSynthesize) || resource_of(job, node) == ResourceClass::device;
   }
   bool vectors_on_device(const Job& job) const { return parts.backend->vectors(*job.key) == VectorHome::device; }

@@ -81,21 +81,22 @@ std::shared_ptr<ResidentKey> KeyChecks::load(std::shared_ptr<const ProvingKey> k
   // file is still the one mapped once they are resident. A mapped file is hashed through pread
   // (file_content_digest), not through the mapping, whose touched pages would stay in the
   // process's RSS beside the backend's copy of the points. It is computed beside the backend's
-  // load, which does not keep every core busy: on a 2^24 key (10.9 GB) the digest took 0.6 s of the
-  // 5.7 s before they overlapped.
+  // load, which does not keep every core busy (on a 2^24 key, 10.9 GB, it took 0.6 s of the 5.7 s
+  // before they overlapped), and nothing waits for it but the first proofs' release: at 2^13 it was
+  // a third of the key's 8 ms to residency on 16 cores.
   const bool mapped = !(key->file->identity() == FileIdentity{});
-  auto hashed = start;
-  auto hash = [&] {
-    auto digest = mapped ? file_content_digest(key->path, key->file->identity(), &pool_)
-                         : std::optional<std::string>(key_content_digest(key->file->bytes(), &pool_));
-    hashed = std::chrono::steady_clock::now();
+  auto hash = [key, mapped, pool = &pool_] {
+    Digest digest;
+    digest.value = mapped ? file_content_digest(key->path, key->file->identity(), pool)
+                          : std::optional<std::string>(key_content_digest(key->file->bytes(), pool));
+    digest.done = std::chrono::steady_clock::now();
     return digest;
   };
-  std::future<std::optional<std::string>> hashing;
+  std::future<Digest> hashing;
   try {
     hashing = std::async(std::launch::async, hash);
   } catch (const std::system_error&) {
-    hashing = std::async(std::launch::deferred, hash);  // no thread to spare: hash after the load
+    hashing = std::async(std::launch::deferred, hash);  // no thread to spare: hashed on the check's thread
   }
   std::shared_ptr<ResidentKey> resident;
   try {
@@ -105,25 +106,18 @@ std::shared_ptr<ResidentKey> KeyChecks::load(std::shared_ptr<const ProvingKey> k
     if (hashing.wait_for(std::chrono::seconds(0)) != std::future_status::deferred) hashing.wait();
     throw;
   }
-  const std::optional<std::string> digest = hashing.get();
-  const bool unchanged = digest && file_identity(key->path) == key->file->identity();
-  if (!records_.empty() && unchanged && KeyCheckRecords(records_).passed(*digest)) {
-    if (log_)
-      log_->debug("key {}: its points passed the subgroup checks before (record {}, digest in {})", key->path,
-                  KeyCheckRecords(records_).record_path(*digest).string(), human_ms(hashed - start));
-    return resident;
-  }
   auto trust = std::make_shared<KeyTrust>();
   {
     std::lock_guard lock(mu_);
     std::erase_if(trust_, [](const auto& entry) { return entry.second.first.expired(); });
     trust_[resident.get()] = {resident, trust};
-    queue_.push_back({resident, trust, digest.value_or("")});
+    queue_.push_back({resident, trust, std::move(hashing), start});
     if (!thread_.joinable()) {
       try {
         thread_ = std::thread([this] { run(); });
       } catch (const std::system_error& e) {
-        queue_.pop_back();
+        trust_.erase(resident.get());
+        queue_.pop_back();  // its future joins the digest as it goes
         throw InputError(fmt::format("[host] threads: the system refused to start the key check's thread: {} (raise "
                                      "the limit on processes and threads: ulimit -u, the cgroup's pids.max)",
                                      e.code().message()));
@@ -131,9 +125,6 @@ std::shared_ptr<ResidentKey> KeyChecks::load(std::shared_ptr<const ProvingKey> k
     }
   }
   wake_.notify_all();
-  if (log_)
-    log_->debug("key {}: no record of a subgroup check{}; checking it beside the first proof", key->path,
-                unchanged ? "" : " (the file changed while it was read)");
   return resident;
 }
 
@@ -154,11 +145,37 @@ void KeyChecks::run() {
       next = std::move(queue_.front());
       queue_.pop_front();
     }
-    check(next);
+    look_up_or_check(next);
   }
 }
 
-void KeyChecks::check(const Pending& pending) {
+void KeyChecks::look_up_or_check(Pending& pending) {
+  const ProvingKey& key = pending.resident->key();
+  Digest digest;
+  try {
+    digest = pending.digest.get();
+  } catch (const std::exception& e) {  // unreadable: the check decides
+    if (log_) log_->debug("key {}: no content digest ({}); checking it", key.path, e.what());
+  }
+  const bool unchanged = digest.value && file_identity(key.path) == key.file->identity();
+  if (!records_.empty() && unchanged && KeyCheckRecords(records_).passed(*digest.value)) {
+    if (log_)
+      log_->debug("key {}: its points passed the subgroup checks before (record {}, digest in {})", key.path,
+                  KeyCheckRecords(records_).record_path(*digest.value).string(), human_ms(digest.done - pending.start));
+    {
+      std::lock_guard lock(mu_);
+      trust_.erase(pending.resident.get());
+    }
+    pending.trust->settle(nullptr);
+    return;
+  }
+  if (log_)
+    log_->debug("key {}: no record of a subgroup check{}; checking it beside the first proof", key.path,
+                digest.value && !unchanged ? " (the file changed while it was read)" : "");
+  check(pending, digest.value.value_or(""));
+}
+
+void KeyChecks::check(const Pending& pending, const std::string& digest) {
   const ProvingKey& key = pending.resident->key();
   const auto start = std::chrono::steady_clock::now();
   std::exception_ptr error;
@@ -201,12 +218,12 @@ void KeyChecks::check(const Pending& pending) {
     std::string why;
     if (file_identity(key.path) != key.file->identity())
       why = "the file changed while it was checked";
-    else if (KeyCheckRecords(records_).remember(pending.digest, &why))
+    else if (KeyCheckRecords(records_).remember(digest, &why))
       why.clear();
     if (log_) {
       if (why.empty())
         log_->debug("key {}: every point passed the subgroup checks in {}; recorded in {}", key.path,
-                    human_ms(checked - start), KeyCheckRecords(records_).record_path(pending.digest).string());
+                    human_ms(checked - start), KeyCheckRecords(records_).record_path(digest).string());
       else
         log_->warn("key {}: every point passed the subgroup checks in {}, but no record was kept ({}): it will be "
                    "checked again on the next run",

@@ -2,29 +2,18 @@
 // The subgroup checks of the keys one engine loads ([host] check_key_subgroups), done once per key
 // and not on every run, and never in the way of the first proof:
 //
-//  * at load, the key file's content digest (key_digest.hpp) is looked up in the check records
-//    (check_records.hpp); a valid record means the key passed before, and nothing more is done;
-//  * otherwise the key is checked beside the proofs, on a thread of its own, through the backend's
-//    MSMs over the points it made resident (check_resident_key_subgroups, on a lane of the
-//    backend), and recorded when it passes. Proofs on the key run meanwhile but are withheld: the
-//    engine hands out none before the check has passed, and fails every one with the check's
-//    error when it does not.
+//  * the key file's content digest (key_digest.hpp) is computed beside the backend's load and looked
+//    up in the check records (check_records.hpp) on a thread of its own, while the first proofs run:
+//    a valid record means the key passed before, and nothing more is done;
+//  * otherwise the key is checked there, through the backend's MSMs over the points it made
+//    resident (check_resident_key_subgroups, on a lane of the backend), and recorded when it passes.
+//
+// Either way proofs on the key run meanwhile but are withheld: the engine hands out none before the
+// key's trust has settled, and fails every one with the check's error when it does not pass.
 //
 // A record is trusted only for the bytes that were made resident: the file must not have changed
 // (FileIdentity) between its mapping and the end of the lookup, else the key is checked again; a
 // record is written only when it has not changed by the end of the check either.
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <filesystem>
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <thread>
-#include <vector>
 
 #include "pacer/backend.hpp"
 
@@ -67,19 +56,27 @@ class KeyChecks {
             std::filesystem::path records, Lanes lanes);
   ~KeyChecks();  // ends the check that runs; those not started settle as failed
 
-  // Makes the key resident on the backend, finding its record or queueing its check.
+  // Makes the key resident on the backend and queues the lookup of its record (and its check where
+  // there is none); returns without waiting for either.
   std::shared_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key);
   // The trust of a key this object loaded and has not yet seen pass; null for any other key.
   std::shared_ptr<KeyTrust> trust_of(const ResidentKey& key) const;
 
  private:
+  // The key file's content digest (none: unreadable, or the file changed) and when it was done.
+  struct Digest {
+    std::optional<std::string> value;
+    std::chrono::steady_clock::time_point done;
+  };
   struct Pending {
     std::shared_ptr<ResidentKey> resident;
     std::shared_ptr<KeyTrust> trust;
-    std::string digest;
+    std::future<Digest> digest;  // computed beside the backend's load
+    std::chrono::steady_clock::time_point start;
   };
   void run();
-  void check(const Pending& pending);
+  void look_up_or_check(Pending& pending);
+  void check(const Pending& pending, const std::string& digest);
 
   Backend& backend_;
   ThreadPool& pool_;
