@@ -14,6 +14,20 @@
 // A record is trusted only for the bytes that were made resident: the file must not have changed
 // (FileIdentity) between its mapping and the end of the lookup, else the key is checked again; a
 // record is written only when it has not changed by the end of the check either.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "pacer/backend.hpp"
 
