@@ -431,13 +431,16 @@ struct Prover::Impl {
   // behind the A, B1 and C MSMs, which stay one at a time (each one's scratch at a time) but for
   // small keys: there three MSMs in a row were the critical path (a 2^13 MSM has 10 windows, too
   // few tasks to fill 16 threads), and their scratch side by side is a few MB.
+  // They still count as the lane's work (StageRecord::lane): they run on the lane the proof holds.
   static constexpr uint32_t kSideBySideMsmsBelow = uint32_t(1) << 17;  // domain size
+  bool side_by_side(const Job& job, Node node) const {
+    return lane_calls_overlap && (node == kMsmA || node == kMsmB1 || node == kMsmC) &&
+           job.key->key().domain_size < kSideBySideMsmsBelow;
+  }
   bool on_strand(const Job& job, Node node) const {
     if (!kGraph[node].needs_lane) return false;
     if (lane_calls_overlap && (node == kComputeH || node == kMsmH || node == kSynthesize)) return false;
-    if (lane_calls_overlap && (node == kMsmA || node == kMsmB1 || node == kMsmC) &&
-        job.key->key().domain_size < kSideBySideMsmsBelow)
-      return false;
+    if (side_by_side(job, node)) return false;
     return (node != kMsmG2 && node != kSynthesize) || resource_of(job, node) == ResourceClass::device;
   }
   bool vectors_on_device(const Job& job) const { return parts.backend->vectors(*job.key) == VectorHome::device; }
@@ -705,7 +708,8 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   record.bytes = ticket.bytes;
   record.worker = t_worker;
   record.thread = size_t(t_worker);
-  record.lane = on_strand(*job, node) ? int(job->lane) : -1;  // ran on the lane (host-pool work does not)
+  // Ran on the lane (host-pool work does not).
+  record.lane = on_strand(*job, node) || side_by_side(*job, node) ? int(job->lane) : -1;
   record.device = record.lane >= 0 ? int(lane_device[job->lane]) : -1;
   bool skip;
   {

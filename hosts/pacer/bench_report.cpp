@@ -175,12 +175,17 @@ std::vector<LaneUse> lane_use(const BenchRun& run) {
   return out;
 }
 
+// The time a proof held its lane busy: the union of its lane stages, which may run side by side
+// (the cpu backend's A, B1 and C MSMs on small keys).
 double lane_seconds_per_proof(const BenchRun& run) {
   if (run.samples.empty()) return 0;
   double total = 0;
-  for (const ProofSample& proof : run.samples)
+  for (const ProofSample& proof : run.samples) {
+    std::vector<std::pair<BenchClock::time_point, BenchClock::time_point>> spans;
     for (const StageRecord& r : proof.stages)
-      if (r.lane >= 0) total += seconds(r.ended_at - r.started_at);
+      if (r.lane >= 0) spans.emplace_back(r.started_at, std::max(r.started_at, r.ended_at));
+    total += covered_seconds(std::move(spans));
+  }
   return total / double(run.samples.size());
 }
 
