@@ -67,8 +67,12 @@ class ElfFile {
 
 }  // namespace
 
-std::vector<std::string> elf_exports_among(const std::string& path, const std::vector<std::string_view>& wanted) {
-  const ElfFile elf(path);
+namespace {
+
+// Calls visit(name, symbol, section headers) for each defined symbol of the dynamic symbol table
+// with global or weak binding and default visibility, after checking the file's headers.
+template <class Visit>
+void visit_exports(const ElfFile& elf, const Visit& visit) {
   if (elf.read(0, std::min<uint64_t>(elf.size(), SELFMAG), "start").compare(0, SELFMAG, ELFMAG) != 0)
     elf.refuse("not an ELF file");
   const std::string header_bytes = elf.read(0, sizeof(Elf64_Ehdr), "ELF header");
@@ -82,7 +86,6 @@ std::vector<std::string> elf_exports_among(const std::string& path, const std::v
 
   const std::string sections = elf.read(header.e_shoff, uint64_t(header.e_shnum) * sizeof(Elf64_Shdr),
                                         "section headers");
-  std::vector<std::string> found;
   for (size_t s = 0; s < header.e_shnum; ++s) {
     const auto symtab = elf.at<Elf64_Shdr>(sections, s);
     if (symtab.sh_type != SHT_DYNSYM) continue;
@@ -101,13 +104,42 @@ std::vector<std::string> elf_exports_among(const std::string& path, const std::v
         continue;
       const size_t end = names.find('\0', sym.st_name);
       if (end == std::string::npos) continue;  // a name that runs off its table: not a name
-      const std::string_view name(names.data() + sym.st_name, end - sym.st_name);
-      if (std::find(wanted.begin(), wanted.end(), name) != wanted.end() &&
-          std::find(found.begin(), found.end(), name) == found.end())
-        found.emplace_back(name);
+      visit(std::string_view(names.data() + sym.st_name, end - sym.st_name), sym, header, sections);
     }
   }
+}
+
+}  // namespace
+
+std::vector<std::string> elf_exports_among(const std::string& path, const std::vector<std::string_view>& wanted) {
+  const ElfFile elf(path);
+  std::vector<std::string> found;
+  visit_exports(elf, [&](std::string_view name, const Elf64_Sym&, const Elf64_Ehdr&, const std::string&) {
+    if (std::find(wanted.begin(), wanted.end(), name) != wanted.end() &&
+        std::find(found.begin(), found.end(), name) == found.end())
+      found.emplace_back(name);
+  });
   return found;
+}
+
+std::optional<std::string> elf_exported_bytes(const std::string& path, std::string_view symbol, size_t max_bytes) {
+  const ElfFile elf(path);
+  std::optional<std::string> bytes;
+  visit_exports(elf, [&](std::string_view name, const Elf64_Sym& sym, const Elf64_Ehdr& header,
+                         const std::string& sections) {
+    if (bytes || name != symbol) return;
+    if (sym.st_shndx >= header.e_shnum) return;  // absolute or common: no bytes in a section
+    const auto section = elf.at<Elf64_Shdr>(sections, sym.st_shndx);
+    if (section.sh_type == SHT_NOBITS) return;  // zero-filled at load: nothing in the file
+    if (sym.st_value < section.sh_addr || sym.st_value - section.sh_addr > section.sh_size ||
+        sym.st_size > section.sh_size - (sym.st_value - section.sh_addr))
+      elf.refuse(fmt::format("its symbol {} lies outside its section", symbol));
+    const uint64_t within = sym.st_value - section.sh_addr;
+    if (section.sh_offset > elf.size() || within > elf.size() - section.sh_offset)
+      elf.refuse(fmt::format("its symbol {} lies outside the file", symbol));
+    bytes = elf.read(section.sh_offset + within, std::min<uint64_t>(sym.st_size, max_bytes), "exported data");
+  });
+  return bytes;
 }
 
 }  // namespace pacer

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -24,6 +25,10 @@ constexpr const char* kCreateSymbol = "pacer_plugin_create";
 // loaded. Libraries without one (built by hand with BOOST_DLL_ALIAS) are loaded for any kind.
 constexpr std::string_view kKindSymbols[] = {"pacer_plugin_kind_backend", "pacer_plugin_kind_allocator",
                                              "pacer_plugin_kind_scheduler"};
+// ...and its name (a C string), so that a library of a kind the command uses is loaded only when
+// the command asks for that name.
+constexpr std::string_view kNameSymbol = "pacer_plugin_name";
+constexpr size_t kMaxNameBytes = 64;
 
 // Boost.DLL wraps dlerror() as "...load() failed (dlerror system message: <msg>): Bad file
 // descriptor"; the dlerror text is the useful part.
@@ -123,7 +128,7 @@ void PluginRegistry::consider(const fs::path& file) {
 
   // Before dlopen, which runs the library's constructors: only a file that exports the entry
   // symbols is loaded at all, and only for a kind this command uses.
-  std::vector<std::string_view> wanted{kInfoSymbol, kCreateSymbol};
+  std::vector<std::string_view> wanted{kInfoSymbol, kCreateSymbol, kNameSymbol};
   wanted.insert(wanted.end(), std::begin(kKindSymbols), std::end(kKindSymbols));
   std::vector<std::string> exported;
   try {
@@ -147,11 +152,51 @@ void PluginRegistry::consider(const fs::path& file) {
     return refuse(fmt::format("not loaded: a {} plugin, and this command uses none", kind_name(*marked)));
   }
 
+  // Kind and name known from the file: the library waits, unloaded, until the command asks for
+  // that name (create) or for every plugin (load_all).
+  if (marked && exports(kNameSymbol)) {
+    std::optional<std::string> name;
+    try {
+      name = elf_exported_bytes(file.string(), kNameSymbol, kMaxNameBytes + 1);
+    } catch (const Error& e) {
+      return refuse(fmt::format("not a Pacer plugin, not loaded ({})", e.what()));
+    }
+    if (name && !name->empty() && name->back() == '\0') {
+      name->pop_back();
+      if (name->find('\0') != std::string::npos || name->empty())
+        return refuse("its exported name is empty or holds a NUL");
+      cand.kind = marked;
+      cand.name = *name;
+      if (const auto* first = named(*marked, cand.name))
+        return refuse(fmt::format("duplicate {} plugin '{}': {} was found first and is used", kind_name(*marked),
+                                  printable(cand.name), first->file.string()));
+      cand.pending = true;
+      candidates_.push_back(std::move(cand));
+      return;
+    }
+    if (name && name->size() > kMaxNameBytes) return refuse(fmt::format("its exported name is over {} bytes", kMaxNameBytes));
+  }
+  candidates_.push_back(std::move(cand));
+  open(candidates_.size() - 1, marked);
+}
+
+const PluginCandidate* PluginRegistry::named(PluginKind kind, const std::string& name) const {
+  for (const auto& c : candidates_)
+    if ((c.loaded || c.pending) && c.kind == kind && c.name == name) return &c;
+  return nullptr;
+}
+
+void PluginRegistry::open(size_t index, std::optional<PluginKind> marked) const {
+  PluginCandidate& cand = candidates_[index];
+  const std::string name_in_file = cand.pending ? cand.name : std::string();
+  cand.pending = false;
+  auto refuse = [&](std::string reason) { cand.refusal = std::move(reason); };
+
   auto library = std::make_shared<boost::dll::shared_library>();
   try {
     // rtld_now: a plugin with unresolved symbols fails here, with dlerror's message, instead of
     // aborting the process at its first call.
-    library->load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    library->load(cand.file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   } catch (const std::exception& e) {
     return refuse("cannot load: " + dlopen_reason(e));
   }
@@ -187,22 +232,36 @@ void PluginRegistry::consider(const fs::path& file) {
   if (std::find(kinds_.begin(), kinds_.end(), info.kind) == kinds_.end())
     return refuse(fmt::format("not used: a {} plugin, and this command uses none", kind_name(info.kind)));
   if (cand.name.empty()) return refuse("the plugin has an empty name");
-  for (const auto& l : loaded_) {
-    const auto& other = candidates_[l.candidate];
-    if (other.kind == cand.kind && other.name == cand.name)
+  if (!name_in_file.empty() && name_in_file != cand.name)
+    return refuse(fmt::format("its exported name '{}' is not the name it gives itself, '{}'", printable(name_in_file),
+                              printable(cand.name)));
+  for (size_t i = 0; i < candidates_.size(); ++i) {
+    const auto& other = candidates_[i];
+    if (i != index && (other.loaded || other.pending) && other.kind == cand.kind && other.name == cand.name &&
+        (other.loaded || i < index))
       return refuse(fmt::format("duplicate {} plugin '{}': {} was found first and is used", kind_name(info.kind),
-                                cand.name, other.file.string()));
+                                printable(cand.name), other.file.string()));
   }
 
   cand.loaded = true;
-  candidates_.push_back(std::move(cand));
-  loaded_.push_back(Loaded{candidates_.size() - 1, std::move(library)});
+  loaded_.push_back(Loaded{index, std::move(library)});
+}
+
+void PluginRegistry::load_all() {
+  std::lock_guard lock(mu_);
+  for (size_t i = 0; i < candidates_.size(); ++i)
+    if (candidates_[i].pending) open(i, candidates_[i].kind);
 }
 
 std::vector<std::string> PluginRegistry::available(PluginKind kind) const {
+  std::lock_guard lock(mu_);
+  return available_locked(kind);
+}
+
+std::vector<std::string> PluginRegistry::available_locked(PluginKind kind) const {
   std::vector<std::string> names;
-  for (const auto& l : loaded_)
-    if (candidates_[l.candidate].kind == kind) names.push_back(candidates_[l.candidate].name);
+  for (const auto& c : candidates_)
+    if ((c.loaded || c.pending) && c.kind == kind) names.push_back(c.name);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -210,6 +269,14 @@ std::vector<std::string> PluginRegistry::available(PluginKind kind) const {
 const PluginRegistry::Loaded& PluginRegistry::find_loaded(PluginKind kind, const std::string& name) const {
   for (const auto& l : loaded_)
     if (candidates_[l.candidate].kind == kind && candidates_[l.candidate].name == name) return l;
+  // Named in its file and not loaded yet: load it now (the first of that name; later ones were
+  // refused as duplicates when found).
+  for (size_t i = 0; i < candidates_.size(); ++i)
+    if (candidates_[i].pending && candidates_[i].kind == kind && candidates_[i].name == name) {
+      open(i, kind);
+      if (candidates_[i].loaded) return loaded_.back();
+      break;  // refused: its reason is the answer below
+    }
 
   // Not loaded. If a library with that name was refused, its reason is the useful answer.
   for (const auto& c : candidates_)
@@ -218,7 +285,7 @@ const PluginRegistry::Loaded& PluginRegistry::find_loaded(PluginKind kind, const
                                    c.refusal));
   // A library refused before its name could be trusted (e.g. another ABI) may be the one meant.
   const auto refused = std::count_if(candidates_.begin(), candidates_.end(), [](const auto& c) { return !c.loaded; });
-  const auto names = available(kind);
+  const auto names = available_locked(kind);
   throw InputError(fmt::format("no {} plugin named '{}' (available: {}; searched: {}{})", kind_name(kind), printable(name),
                                names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")),
                                join_paths(search_path_),
@@ -229,7 +296,9 @@ template <PluginKind K>
 std::shared_ptr<typename FactoryOf<K>::object> PluginRegistry::create(const std::string& name, const Params& params,
                                                                       HostServices& host) const {
   using Object = typename FactoryOf<K>::object;
-  const Loaded& loaded = find_loaded(K, name);
+  std::unique_lock lock(mu_);
+  const Loaded loaded = find_loaded(K, name);  // a copy: loaded_ may grow once the lock is let go
+  lock.unlock();
   const PluginCandidate& cand = candidates_[loaded.candidate];
   auto& factory = loaded.library->get_alias<typename FactoryOf<K>::type>(kCreateSymbol);
   const auto failed = [&](const char* what) {

@@ -19,7 +19,8 @@ struct Options {
 
 int run_plugins(const Options& options) {
   const Config config = load_config_or_defaults(options.config);
-  const PluginRegistry registry(PluginRegistry::search_path_for(config));
+  PluginRegistry registry(PluginRegistry::search_path_for(config));
+  registry.load_all();  // each one's status and version, not only what a command would ask for
 
   // Columns: kind, name, version, file, status. Status goes last: a refusal reason is long.
   struct Row {

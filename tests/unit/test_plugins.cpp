@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pacer/config.hpp"
+#include "pacer/elf_exports.hpp"
 #include "pacer/error.hpp"
 #include "pacer/logging.hpp"
 #include "pacer/plugin_loader.hpp"
@@ -48,8 +49,37 @@ pacer::HostServices quiet_host() {
 
 }  // namespace
 
+TEST_CASE("plugins: a plugin is loaded only when a command asks for its name, known from its file", "[plugins]") {
+  // PACER_PLUGIN exports the name as data: read from the file, without loading the library.
+  const auto name = pacer::elf_exported_bytes((kRealPlugins / "libpacer_allocator_plain.so").string(),
+                                              "pacer_plugin_name", 65);
+  REQUIRE(name.has_value());
+  CHECK(*name == std::string("plain", 6));  // with its NUL
+  CHECK_FALSE(pacer::elf_exported_bytes((kRealPlugins / "libpacer_allocator_plain.so").string(), "no_such_symbol", 8));
+
+  pacer::PluginRegistry reg({kRealPlugins});
+  const auto* plain = candidate(reg, "libpacer_allocator_plain.so");
+  const auto* thp = candidate(reg, "libpacer_allocator_thp.so");
+  REQUIRE(plain != nullptr);
+  REQUIRE(thp != nullptr);
+  CHECK(plain->pending);
+  CHECK_FALSE(plain->loaded);
+  CHECK(plain->name == "plain");
+  CHECK(plain->kind == pacer::PluginKind::allocator);
+  CHECK_THAT(reg.available(pacer::PluginKind::allocator), Catch::VectorContains(std::string("thp")));
+  auto host = quiet_host();
+  CHECK(reg.create_allocator("plain", no_params("[allocator.params]"), host) != nullptr);
+  CHECK(plain->loaded);
+  CHECK_FALSE(plain->pending);
+  CHECK(thp->pending);  // never asked for: never loaded
+  CHECK_FALSE(thp->loaded);
+  reg.load_all();
+  CHECK(thp->loaded);
+}
+
 TEST_CASE("plugins: the real plain and greedy plugins load and report themselves", "[plugins]") {
   pacer::PluginRegistry reg({kRealPlugins});
+  reg.load_all();
   REQUIRE(reg.search_path() == std::vector<fs::path>{kRealPlugins});
   const auto* plain = candidate(reg, "libpacer_allocator_plain.so");
   REQUIRE(plain != nullptr);
@@ -161,6 +191,7 @@ TEST_CASE("plugins: an object keeps its library loaded after the registry is gon
 
 TEST_CASE("plugins: broken libraries are refused with the reason, the rest still load", "[plugins]") {
   pacer::PluginRegistry reg({kTestPlugins});
+  reg.load_all();
 
   const auto* wrong_abi = candidate(reg, "libpacer_test_wrong_abi.so");
   REQUIRE(wrong_abi != nullptr);
@@ -236,6 +267,7 @@ TEST_CASE("plugins: an unknown name lists what is available and where it looked"
 
 TEST_CASE("plugins: the first plugin of a name wins, a later one is refused naming both files", "[plugins]") {
   pacer::PluginRegistry reg({kRealPlugins, kTestPlugins});
+  reg.load_all();
   const auto* real = candidate(reg, "libpacer_allocator_plain.so");
   const auto* dup = candidate(reg, "libpacer_test_duplicate_plain.so");
   REQUIRE(real != nullptr);

@@ -52,7 +52,9 @@ template <> struct FactoryOf<PluginKind::scheduler> { using type = SchedulerFact
 
 // Use once per plugin, at namespace scope:
 //   PACER_PLUGIN(backend, "cpu", "0.1.0", "reference CPU backend", make_cpu_backend)
-// where make_cpu_backend matches the kind's factory signature.
+// where make_cpu_backend matches the kind's factory signature. Besides the entry points it exports
+// the kind and the name as data, so that the loader knows both from the file and loads (runs the
+// code of) only the plugins a command asks for.
 #define PACER_PLUGIN(KIND, NAME, VERSION, SUMMARY, FACTORY)                                          \
   namespace pacer_plugin_exports {                                                                   \
   inline ::pacer::PluginInfo pacer_plugin_info_fn() {                                                \
@@ -65,4 +67,5 @@ template <> struct FactoryOf<PluginKind::scheduler> { using type = SchedulerFact
   }                                                                                                  \
   BOOST_DLL_ALIAS(pacer_plugin_exports::pacer_plugin_info_fn, pacer_plugin_info)                     \
   BOOST_DLL_ALIAS(pacer_plugin_exports::pacer_plugin_create_call, pacer_plugin_create)               \
-  extern "C" BOOST_SYMBOL_EXPORT const char pacer_plugin_kind_##KIND = 1;
+  extern "C" BOOST_SYMBOL_EXPORT const char pacer_plugin_kind_##KIND = 1;                           \
+  extern "C" BOOST_SYMBOL_EXPORT const char pacer_plugin_name[] = NAME;

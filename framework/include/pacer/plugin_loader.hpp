@@ -3,11 +3,13 @@
 // candidate; each one ends up loaded or refused with a reason, and `pacer plugins` prints them all.
 // A library is loaded (dlopen, which runs its constructors) only when its file exports Pacer's
 // entry symbols (read from its ELF symbol table first) and, where it says its kind there, only
-// when the command uses plugins of that kind.
+// when the command uses plugins of that kind; where it also says its name there (PACER_PLUGIN
+// does), only when the command asks for a plugin of that name.
 // Objects made by a plugin keep its library loaded (their deleter holds a reference to it), so
 // the code behind a vtable can never be unmapped while the object lives.
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +24,9 @@ namespace pacer {
 struct PluginCandidate {
   std::filesystem::path file;
   bool loaded = false;
-  std::string refusal;  // why it was refused (empty when loaded)
+  // Kind and name read from the file, not loaded yet: it is when a command asks for that name.
+  bool pending = false;
+  std::string refusal;  // why it was refused (empty when loaded or pending)
   // What the library says about itself; empty/unset when it could not be read.
   std::optional<PluginKind> kind;
   uint32_t abi = 0;
@@ -49,9 +53,11 @@ class PluginRegistry {
   static std::vector<std::filesystem::path> search_path_for(const Config& config);
 
   const std::vector<std::filesystem::path>& search_path() const { return search_path_; }
-  // Every lib*.so seen, in search order, loaded or refused.
+  // Every lib*.so seen, in search order, loaded, refused or pending.
   const std::vector<PluginCandidate>& candidates() const { return candidates_; }
-  // Names of the loaded plugins of one kind, sorted.
+  // Loads every pending library (`pacer plugins`: each one's status and version).
+  void load_all();
+  // Names of the plugins of one kind that are loaded or pending, sorted.
   std::vector<std::string> available(PluginKind kind) const;
 
   // Makes one object with the plugin's factory, then params.reject_unknown().
@@ -79,12 +85,20 @@ class PluginRegistry {
   };
   void scan(const std::filesystem::path& dir);
   void consider(const std::filesystem::path& file);
-  const Loaded& find_loaded(PluginKind kind, const std::string& name) const;
+  // The loaded or pending candidate of that kind and name, if any.
+  const PluginCandidate* named(PluginKind kind, const std::string& name) const;
+  // dlopens candidate `index` and checks it: loaded, or refused with the reason (with mu_ held).
+  void open(size_t index, std::optional<PluginKind> marked) const;
+  const Loaded& find_loaded(PluginKind kind, const std::string& name) const;  // with mu_ held
+  std::vector<std::string> available_locked(PluginKind kind) const;
 
   std::vector<std::filesystem::path> search_path_;
   std::vector<PluginKind> kinds_;
-  std::vector<PluginCandidate> candidates_;
-  std::vector<Loaded> loaded_;
+  // Loading on demand changes a candidate's state from const lookups (create); candidates are
+  // only added by the constructor, so references to them stay valid.
+  mutable std::mutex mu_;
+  mutable std::vector<PluginCandidate> candidates_;
+  mutable std::vector<Loaded> loaded_;
 };
 
 extern template std::shared_ptr<Backend> PluginRegistry::create<PluginKind::backend>(const std::string&, const Params&,
