@@ -284,7 +284,8 @@ const PluginRegistry::Loaded& PluginRegistry::find_loaded(PluginKind kind, const
       throw InputError(fmt::format("{} plugin '{}' was refused: {}: {}", kind_name(kind), printable(name), c.file.string(),
                                    c.refusal));
   // A library refused before its name could be trusted (e.g. another ABI) may be the one meant.
-  const auto refused = std::count_if(candidates_.begin(), candidates_.end(), [](const auto& c) { return !c.loaded && !c.pending; });
+  const auto refused =
+      std::count_if(candidates_.begin(), candidates_.end(), [](const auto& c) { return !c.loaded && !c.pending; });
   const auto names = available_locked(kind);
   throw InputError(fmt::format("no {} plugin named '{}' (available: {}; searched: {}{})", kind_name(kind), printable(name),
                                names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")),
