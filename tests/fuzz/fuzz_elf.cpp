@@ -13,5 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                    {"pacer_plugin_info", "pacer_plugin_create", "pacer_plugin_kind_backend"});
   } catch (const pacer::InputError&) {
   }
+  try {
+    (void)pacer::elf_exported_bytes(file.path(), "pacer_plugin_name", 65);  // the name, read before loading
+  } catch (const pacer::InputError&) {
+  }
   return 0;
 }
