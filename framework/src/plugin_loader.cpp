@@ -55,6 +55,11 @@ fs::path identity(const fs::path& p) {
   return ec ? p.lexically_normal() : c;
 }
 
+std::string duplicate_of(const PluginCandidate& first, const std::string& name) {
+  return fmt::format("duplicate {} plugin '{}': {} was found first and is used", kind_name(*first.kind),
+                     printable(name), first.file.string());
+}
+
 }  // namespace
 
 std::vector<PluginKind> all_plugin_kinds() {
@@ -161,20 +166,18 @@ void PluginRegistry::consider(const fs::path& file) {
     } catch (const Error& e) {
       return refuse(fmt::format("not a Pacer plugin, not loaded ({})", e.what()));
     }
-    if (name && !name->empty() && name->back() == '\0') {
+    if (name) {  // a C string: its NUL within the bytes read, and nowhere before
+      const size_t nul = name->find('\0');
+      if (nul == 0 || nul == std::string::npos || nul + 1 != name->size())
+        return refuse(fmt::format("its exported {} is not a C string of 1 to {} bytes", kNameSymbol, kMaxNameBytes));
       name->pop_back();
-      if (name->find('\0') != std::string::npos || name->empty())
-        return refuse("its exported name is empty or holds a NUL");
       cand.kind = marked;
       cand.name = *name;
-      if (const auto* first = named(*marked, cand.name))
-        return refuse(fmt::format("duplicate {} plugin '{}': {} was found first and is used", kind_name(*marked),
-                                  printable(cand.name), first->file.string()));
+      if (const auto* first = named(*marked, cand.name)) return refuse(duplicate_of(*first, cand.name));
       cand.pending = true;
       candidates_.push_back(std::move(cand));
       return;
     }
-    if (name && name->size() > kMaxNameBytes) return refuse(fmt::format("its exported name is over {} bytes", kMaxNameBytes));
   }
   candidates_.push_back(std::move(cand));
   open(candidates_.size() - 1, marked);
@@ -235,12 +238,12 @@ void PluginRegistry::open(size_t index, std::optional<PluginKind> marked) const 
   if (!name_in_file.empty() && name_in_file != cand.name)
     return refuse(fmt::format("its exported name '{}' is not the name it gives itself, '{}'", printable(name_in_file),
                               printable(cand.name)));
+  // The first of a kind and name wins: one loaded already, or one found earlier that waits.
   for (size_t i = 0; i < candidates_.size(); ++i) {
     const auto& other = candidates_[i];
-    if (i != index && (other.loaded || other.pending) && other.kind == cand.kind && other.name == cand.name &&
-        (other.loaded || i < index))
-      return refuse(fmt::format("duplicate {} plugin '{}': {} was found first and is used", kind_name(info.kind),
-                                printable(cand.name), other.file.string()));
+    if (i != index && (other.loaded || (other.pending && i < index)) && other.kind == cand.kind &&
+        other.name == cand.name)
+      return refuse(duplicate_of(other, cand.name));
   }
 
   cand.loaded = true;
