@@ -13,7 +13,7 @@ dist=.devcarry/dist
 grep -qx '/.devcarry/' .git/info/exclude 2>/dev/null || echo '/.devcarry/' >>"$(git rev-parse --git-common-dir)/info/exclude"
 rm -rf "$dist"
 mkdir -p "$dist/bin" "$dist/lib/pacer"
-for b in pacer pacer_cuda_tests pacer_cuda_selftest pacer_bench_kernels pacer_bench_synthesis pacer_membw_hog; do
+for b in pacer pacer_conformance pacer_cuda_tests pacer_cuda_selftest pacer_bench_kernels pacer_bench_synthesis pacer_membw_hog; do
   [ -x "$build/bin/$b" ] && cp "$build/bin/$b" "$dist/bin/"
 done
 # The soname file itself, not links: the device tool carries a link as a link.
@@ -22,9 +22,9 @@ cp "$build"/lib/pacer/*.so "$dist/lib/pacer/"
 # libpq (the PostgreSQL job queue) and what it loads that a bare image may lack (Kerberos, LDAP,
 # SASL, GnuTLS...): every library of pacer's that is not the C/C++ runtime or another part of glibc, which the image has
 # newer. The device scripts put dist/lib on LD_LIBRARY_PATH, which serves libpq's own needs too.
-ldd "$build/bin/pacer" | awk '$3 ~ /^\// {print $3}' |
+ldd "$dist"/bin/* | awk '$3 ~ /^\// {print $3}' |
   grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv|libanl|libnss_[a-z]*|ld-linux[^/]*|libpacer_framework)\.so' |
-  while read -r lib; do cp -L "$lib" "$dist/lib/"; done
+  sort -u | while read -r lib; do cp -L "$lib" "$dist/lib/"; done
 strip --strip-unneeded "$dist"/bin/* "$dist"/lib/*.so* "$dist"/lib/pacer/*.so 2>/dev/null || true
 du -sh "$dist"
 # The CUDA fat binaries compress well: carry .devcarry/dist.tgz when dist/ and the tree pass the
