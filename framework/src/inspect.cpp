@@ -36,6 +36,22 @@ std::string_view zkey_section_name(uint32_t id) {
   }
 }
 
+// PLONK and fflonk keys as snarkjs writes them (its doc/ folder; rapidsnark's zkey_plonk.h).
+std::string_view plonk_section_name(uint32_t id) {
+  static constexpr std::string_view names[] = {"",   "header", "plonk header", "additions", "A map", "B map",
+                                               "C map", "QM",  "QL",           "QR",        "QO",    "QC",
+                                               "sigma", "lagrange polynomials", "powers of tau"};
+  return id < std::size(names) ? names[id] : "";
+}
+
+std::string_view fflonk_section_name(uint32_t id) {
+  static constexpr std::string_view names[] = {
+      "",   "header", "fflonk header", "additions", "A map",   "B map",   "C map",    "QL",
+      "QR", "QM",     "QO",            "QC",        "sigma 1", "sigma 2", "sigma 3", "lagrange polynomials",
+      "powers of tau", "C0 polynomial"};
+  return id < std::size(names) ? names[id] : "";
+}
+
 std::string_view wtns_section_name(uint32_t id) {
   switch (id) {
     case 1: return "header";
@@ -75,6 +91,30 @@ void write_sections(std::ostringstream& out, const BinFile& bin, std::string_vie
   }
 }
 
+// A key Pacer does not prove (PLONK, fflonk): what its headers say. Both headers start alike:
+// n8q, q, n8r, r, nVars, nPublic, domainSize, nAdditions, nConstraints.
+void write_other_zkey(std::ostringstream& out, const BinFile& bin, uint32_t protocol) {
+  const bool plonk = protocol == kProtocolPlonk, fflonk = protocol == kProtocolFflonk;
+  row(out, "kind", plonk    ? "zkey (plonk proving key; Pacer proves groth16 only)"
+                   : fflonk ? "zkey (fflonk proving key; Pacer proves groth16 only)"
+                            : "zkey (unknown protocol " + std::to_string(protocol) + "; Pacer proves groth16 only)");
+  row(out, "version", bin.version());
+  if (plonk || fflonk) {
+    SectionReader header(bin, 2, plonk ? "plonk header" : "fflonk header");
+    const uint32_t n8q = header.u32();
+    (void)header.bytes(n8q);
+    const uint32_t n8r = header.u32();
+    const auto curve = curve_from_scalar_prime(header.bytes(n8r));
+    row(out, "curve", curve ? std::string(curve_json_name(*curve)) : std::string("unknown"));
+    row(out, "nVars", header.u32());
+    row(out, "nPublic", header.u32());
+    row(out, "domainSize", header.u32());
+    row(out, "nAdditions", header.u32());
+    row(out, "nConstraints", header.u32());
+  }
+  write_sections(out, bin, plonk ? plonk_section_name : fflonk ? fflonk_section_name : zkey_section_name);
+}
+
 }  // namespace
 
 std::string inspect_file(const std::string& path) {
@@ -85,6 +125,11 @@ std::string inspect_file(const std::string& path) {
   row(out, "file", path);
   if (magic == "zkey") {
     const BinFile bin(file, "zkey", kZkeyMaxVersion);
+    SectionReader protocol_section(bin, 1, "header");
+    if (const uint32_t protocol = protocol_section.u32(); protocol != kProtocolGroth16) {
+      write_other_zkey(out, bin, protocol);
+      return out.str();
+    }
     const auto key = read_zkey(path);
     row(out, "kind", "zkey (groth16 proving key)");
     row(out, "version", bin.version());

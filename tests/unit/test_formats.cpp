@@ -531,3 +531,25 @@ TEST_CASE("inspect summarises each kind and refuses others", "[formats]") {
   const std::string p = tmp.write("x.bin", Bytes{std::byte{'a'}, std::byte{'b'}, std::byte{'c'}, std::byte{0}});
   CHECK_INPUT_ERROR(pacer::inspect_file(p), p, "not a zkey, wtns or r1cs file (magic 'abc\\x00')");
 }
+
+TEST_CASE("inspect summarises PLONK and fflonk keys (protocol, curve, sizes) and proving them is refused", "[formats]") {
+  const fs::path dir = fs::path(PACER_SOURCE_DIR) / "tests/fixtures/other_protocols";
+  struct Case {
+    const char* file;
+    const char* kind;
+    const char* curve;
+    const char* section;
+  };
+  for (const Case c : {Case{"mul3-bn128-plonk.zkey", "plonk proving key", "bn128", "sigma"},
+                       Case{"mul3-bls12381-plonk.zkey", "plonk proving key", "bls12381", "lagrange polynomials"},
+                       Case{"mul3-bn128-fflonk.zkey", "fflonk proving key", "bn128", "C0 polynomial"}}) {
+    INFO(c.file);
+    const std::string path = (dir / c.file).string();
+    const std::string text = pacer::inspect_file(path);
+    CHECK_THAT(text, Catch::Contains(c.kind) && Catch::Contains("Pacer proves groth16 only") &&
+                         Catch::Contains(std::string("curve:      ") + c.curve) && Catch::Contains("nVars:      7") &&
+                         Catch::Contains("nPublic:    2") && Catch::Contains("domainSize: 8") &&
+                         Catch::Contains("nConstraints: 5") && Catch::Contains(c.section));
+    CHECK_INPUT_ERROR(pacer::read_zkey(path), path, "Pacer proves groth16 only");
+  }
+}
