@@ -9,7 +9,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <new>
@@ -23,6 +22,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "engine/admission.hpp"
+#include "engine/job.hpp"
+#include "engine/lane_pool.hpp"
+#include "engine/proof_graph.hpp"
+#include "engine/stage_bodies.hpp"
+#include "engine/stage_run.hpp"
 #include "keys/key_checks.hpp"
 #include "synthesis_users.hpp"
 #include "pacer/error.hpp"
@@ -37,57 +42,6 @@ namespace {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
-// A buffer of Fr256 from an allocator, returned when it goes out of scope.
-class FrBuffer {
- public:
-  FrBuffer(Allocator& alloc, size_t count, Usage usage) : alloc_(alloc) {
-    block_ = alloc_.allocate(count * sizeof(Fr256), AllocHints{usage, false, 64});
-    if (block_.bytes < count * sizeof(Fr256)) {
-      alloc_.deallocate(block_);
-      throw FailedError("allocator returned " + std::to_string(block_.bytes) + " bytes for a request of " +
-                        std::to_string(count * sizeof(Fr256)));
-    }
-    count_ = count;
-  }
-  ~FrBuffer() { alloc_.deallocate(block_); }
-  FrBuffer(const FrBuffer&) = delete;
-  FrBuffer& operator=(const FrBuffer&) = delete;
-  std::span<Fr256> span() { return {reinterpret_cast<Fr256*>(block_.data), count_}; }
-  size_t bytes() const { return block_.bytes; }
-
- private:
-  Allocator& alloc_;
-  Block block_;
-  size_t count_ = 0;
-};
-
-// The nodes of a proof's graph. Several map to one Stage (the G1 MSMs: one node per basis).
-enum Node : uint8_t {
-  kWitness, kLoad, kSynthesize, kMsmG2, kMsmA, kMsmB1, kMsmC, kComputeH, kMsmH, kAssemble, kRelease, kNodes
-};
-constexpr uint16_t bit(Node n) { return uint16_t(1u << n); }
-struct NodeSpec {
-  Stage stage;
-  Basis basis;        // msm_g1 nodes
-  uint16_t deps;
-  bool needs_lane;    // a backend call (takes the proof's lane)
-};
-constexpr std::array<NodeSpec, kNodes> kGraph = {{
-    {Stage::witness, Basis::A, 0, false},  // done at once unless ProveOptions::witness_stage
-    {Stage::load, Basis::A, bit(kWitness), false},
-    {Stage::synthesize, Basis::A, bit(kLoad), true},
-    {Stage::msm_g2, Basis::A, bit(kLoad), true},
-    {Stage::msm_g1, Basis::A, bit(kLoad), true},
-    {Stage::msm_g1, Basis::B1, bit(kLoad), true},
-    {Stage::msm_g1, Basis::C, bit(kLoad), true},
-    {Stage::compute_h, Basis::A, bit(kSynthesize), true},
-    {Stage::msm_g1, Basis::H, bit(kComputeH), true},
-    {Stage::assemble, Basis::A, bit(kMsmG2) | bit(kMsmA) | bit(kMsmB1) | bit(kMsmC) | bit(kMsmH), false},
-    {Stage::release, Basis::A, bit(kAssemble), false},
-}};
-constexpr uint16_t kLaneNodes =
-    bit(kSynthesize) | bit(kMsmG2) | bit(kMsmA) | bit(kMsmB1) | bit(kMsmC) | bit(kComputeH) | bit(kMsmH);
-
 // Which stage driver thread this is (for traces): numbered as they first run a stage.
 thread_local int t_worker = -1;
 
@@ -96,171 +50,24 @@ uint64_t thread_minor_faults() {
   return ::getrusage(RUSAGE_THREAD, &ru) == 0 ? uint64_t(ru.ru_minflt) : 0;
 }
 
-uint64_t mem_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string name;
-  uint64_t kb = 0;
-  std::string unit;
-  while (meminfo >> name >> kb >> unit)
-    if (name == "MemAvailable:") return kb * 1024;
-  return 0;
-}
-
-// One running stage's checkpoints. Every thread of the stage calls checkpoint(): its owner (the
-// thread running the stage body) and the pool helpers of its loops; one at a time asks the
-// scheduler. When the answer is "pause", only the owner waits; helpers see the paused flag and
-// leave the stage's loops (ThreadPool::PauseWatch), so a paused stage holds one thread, not the
-// pool the stage it yielded to needs (that priority inversion made msm_g2 on the CPU 9x slower
-// under staggered). The owner waits at its next checkpoint, or before the stage reports finished.
-class StageRun : public std::enable_shared_from_this<StageRun> {
- public:
-  StageRun(Scheduler& sched, const StageTicket& ticket)
-      : sched_(sched), ticket_(ticket), owner_(std::this_thread::get_id()) {}
-
-  void checkpoint() {
-    const bool owner = std::this_thread::get_id() == owner_;
-    std::unique_lock lock(mu_);
-    if (owner) cv_.wait(lock, [&] { return !asking_ && !paused_; });
-    else if (asking_ || paused_) return;
-    asking_ = true;
-    resumed_early_ = false;
-    lock.unlock();
-    auto self = shared_from_this();
-    const bool go = sched_.checkpoint(ticket_, [self] { self->resume(); });
-    lock.lock();
-    asking_ = false;
-    if (!go && !resumed_early_) {
-      paused_ = true;
-      paused_since_ = Clock::now();
-      if (owner) cv_.wait(lock, [&] { return !paused_; });
-    }
-    cv_.notify_all();
-  }
-  // The owner, after the body: a stage paused by a helper's checkpoint is resumed (its slot given
-  // back by the scheduler) before it reports finished, so the scheduler's books balance.
-  void wait_resumed() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !asking_ && !paused_; });
-  }
-  const std::atomic<bool>* paused_flag() const { return &paused_; }
-  std::chrono::nanoseconds paused() {
-    std::lock_guard lock(mu_);
-    return paused_total_;
-  }
-
- private:
-  void resume() {
-    std::lock_guard lock(mu_);
-    if (asking_) {
-      resumed_early_ = true;  // before checkpoint() returned false: do not pause at all
-    } else if (paused_) {
-      paused_ = false;
-      paused_total_ += Clock::now() - paused_since_;
-    }
-    cv_.notify_all();
-  }
-
-  Scheduler& sched_;
-  const StageTicket ticket_;
-  const std::thread::id owner_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool asking_ = false, resumed_early_ = false;
-  std::atomic<bool> paused_{false};  // written under mu_; atomic for the pool helpers that read it unlocked
-  Clock::time_point paused_since_;
-  std::chrono::nanoseconds paused_total_{0};
-};
-
-// "proof 7: stage msm_g1 (C): ..." with the exit code of what was thrown.
-std::exception_ptr name_failure(std::exception_ptr error, JobId job, const NodeSpec& node) {
-  constexpr const char* kBasis[] = {"A", "B1", "C", "H"};
-  const std::string where = fmt::format("proof {}: stage {}{}", job, stage_name(node.stage),
-                                        node.stage == Stage::msm_g1
-                                            ? fmt::format(" ({})", kBasis[static_cast<int>(node.basis)])
-                                            : "");
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::bad_alloc&) {
-    return error;  // the host's one line for out of memory says what to do
-  } catch (const Error& e) {
-    if (e.code() == ExitCode::bad_input) return std::make_exception_ptr(InputError(where + ": " + e.what()));
-    return std::make_exception_ptr(FailedError(where + ": " + e.what()));
-  } catch (const std::exception& e) {
-    return std::make_exception_ptr(FailedError(where + ": " + e.what()));
-  } catch (...) {
-    return std::make_exception_ptr(FailedError(where + ": unknown exception"));
-  }
-}
-
 }  // namespace
-
-// One proof in the engine. Held by shared_ptr by every task of it, so its buffers live as long as
-// the last task that can touch them.
-struct Job {
-  enum class NodeState : uint8_t { waiting, asked, done, skipped };
-
-  JobId id = 0;
-  std::shared_ptr<ResidentKey> key;
-  std::shared_ptr<KeyTrust> trust;  // the key's subgroup check, while it has not passed
-  WitnessSource source;
-  ProveOptions options;
-  uint64_t bytes = 0;  // admission estimate
-  std::promise<ProofOutput> promise;
-
-  // Under mu: the graph's progress.
-  std::mutex mu;
-  std::array<NodeState, kNodes> state{};
-  uint16_t done_mask = 0;
-  unsigned active = 0;  // nodes asked of the scheduler and not yet ended
-  bool failed = false, lane_asked = false, has_lane = false, lane_returned = false, finished = false;
-  // A device of the backend failed under this proof: run it again, from load, once it has wound
-  // down (attempt 2 of kMaxAttempts).
-  bool retry = false;
-  unsigned attempt = 1;
-  bool synthesis_pending = false;  // counted in Impl::synthesis_users until its synthesis ends
-  Lane lane = 0;
-  std::exception_ptr error;
-  ProofOutput out;
-
-  // Written by stage bodies; the graph's dependencies order every write before its reads.
-  std::shared_ptr<const Witness> witness;
-  std::unique_ptr<FrBuffer> a, b, c;  // null where the backend keeps the vectors on its device
-  ProofPoints points;
-};
-
-// A proof whose device failed runs once more elsewhere; a second failure is the proof's.
-constexpr unsigned kMaxAttempts = 2;
 
 struct Prover::Impl {
   Impl(EngineParts p, EngineOptions o)
       : parts(std::move(p)),
         options(std::move(o)),
-        jobs(std::clamp(options.jobs_in_flight, 1u, kMaxJobsInFlight)),
-        budget(options.memory_budget_bytes ? options.memory_budget_bytes : mem_available_bytes() / 4 * 3) {
-    const BackendInfo info = parts.backend->info();
-    const unsigned lanes = info.lanes;
-    if (lanes == 0) throw FailedError("backend declares no lanes: it cannot run a proof");
-    if (!info.lane_devices.empty() && info.lane_devices.size() != lanes)
-      throw FailedError(fmt::format("backend {} declares {} lanes but names the device of {}", info.name, lanes,
-                                    info.lane_devices.size()));
-    lane_device = info.lane_devices.empty() ? std::vector<unsigned>(lanes, 0) : info.lane_devices;
-    lane_calls_overlap = info.lane_calls_overlap;
-    const unsigned devices = *std::max_element(lane_device.begin(), lane_device.end()) + 1;
-    if (devices > lanes)
-      throw FailedError(fmt::format("backend {}: a lane's device is {}, above its lane count", info.name, devices - 1));
-    device_busy.assign(devices, 0);
-    device_failed.assign(devices, false);
-    lanes_in_service = lanes;
-    for (unsigned l = 0; l < lanes; ++l) {
-      strands.push_back(asio::make_strand(drivers.get_executor()));
-      free_lanes.push_back(l);
-    }
+        admission(std::clamp(options.jobs_in_flight, 1u, kMaxJobsInFlight),
+                  options.memory_budget_bytes ? options.memory_budget_bytes : mem_available_bytes() / 4 * 3),
+        jobs(admission.max_in_flight()),
+        lanes(parts.backend->info(), parts.log) {
+    lane_calls_overlap = parts.backend->info().lane_calls_overlap;
+    for (unsigned l = 0; l < lanes.lanes(); ++l) strands.push_back(asio::make_strand(drivers.get_executor()));
     if (parts.check_key_subgroups)
       key_checks = std::make_unique<KeyChecks>(
           *parts.backend, *parts.pool, parts.log, parts.key_check_records,
-          KeyChecks::Lanes{[this](std::function<void(std::optional<Lane>)> granted) { acquire_lane(std::move(granted)); },
-                           [this](Lane lane) { return_lane(lane); },
-                           [this](unsigned device, const std::string& why) { retire_device(device, why); }});
+          KeyChecks::Lanes{[this](LanePool::Grant granted) { lanes.acquire(std::move(granted)); },
+                           [this](Lane lane) { lanes.release(lane); },
+                           [this](unsigned device, const std::string& why) { lanes.retire_device(device, why); }});
     // Each proof runs at most three stage bodies at once (synthesize, msm_g2 and one on its
     // lane's strand), five where the lane's calls overlap (msm_g2, the H MSM and, for small keys,
     // the A, B1 and C MSMs side by side), so that many per proof in flight means an admitted stage
@@ -280,9 +87,7 @@ struct Prover::Impl {
     }
   }
   ~Impl() {
-    std::unique_lock lock(mu);
-    idle.wait(lock, [&] { return unfinished == 0; });
-    lock.unlock();
+    admission.wait_idle();
     key_checks.reset();  // it may hold a lane and post to the drivers
     stop_drivers();
   }
@@ -293,27 +98,12 @@ struct Prover::Impl {
   }
 
   // --- proofs in flight
-  void submit(std::shared_ptr<Job> job) {
-    std::vector<std::shared_ptr<Job>> start;
-    {
-      std::lock_guard lock(mu);
-      queue.push_back(std::move(job));
-      ++unfinished;
-      start = take_startable_locked();
-    }
-    for (auto& j : start) asio::post(drivers, [this, j] { advance(j); });
-  }
-  std::vector<std::shared_ptr<Job>> take_startable_locked() {
-    std::vector<std::shared_ptr<Job>> start;
-    while (!queue.empty() && in_flight < jobs && (in_flight == 0 || bytes_in_flight + queue.front()->bytes <= budget)) {
-      auto j = std::move(queue.front());
-      queue.pop_front();
-      ++in_flight;
-      bytes_in_flight += j->bytes;
+  void submit(std::shared_ptr<Job> job) { start(admission.enqueue(std::move(job))); }
+  void start(std::vector<std::shared_ptr<Job>> jobs_to_start) {
+    for (auto& j : jobs_to_start) {
       j->out.started_at = Clock::now();
-      start.push_back(std::move(j));
+      asio::post(drivers, [this, j] { advance(j); });
     }
-    return start;
   }
   // The proof's synthesis ended (or the proof did, without one): on a sealed key the last one
   // lets the backend drop what only synthesis reads.
@@ -333,70 +123,10 @@ struct Prover::Impl {
     }
     synthesis_users.add(job->key.get());
   }
+  // Last: once the last proof has ended the destructor may run (admission.wait_idle).
   void job_ended(const std::shared_ptr<Job>& job) {
     synthesis_ended(job);
-    std::vector<std::shared_ptr<Job>> start;
-    {
-      std::lock_guard lock(mu);
-      --in_flight;
-      bytes_in_flight -= job->bytes;
-      start = take_startable_locked();
-      for (auto& j : start) asio::post(drivers, [this, j] { advance(j); });
-      --unfinished;  // last: the destructor may run once it is 0 and the lock is free
-      idle.notify_all();
-    }
-  }
-
-  // --- lanes: a proof holds one from its first backend call to its last. `granted` gets no lane
-  // when every device has failed.
-  using LaneGrant = std::function<void(std::optional<Lane>)>;
-  void acquire_lane(LaneGrant granted) {
-    std::unique_lock lock(mu);
-    if (free_lanes.empty() && lanes_in_service > 0) return lane_waiters.push_back(std::move(granted));
-    const std::optional<Lane> lane = take_free_lane_locked();
-    lock.unlock();
-    granted(lane);
-  }
-  // A free lane of the device with the fewest lanes held, so proofs spread over the devices.
-  std::optional<Lane> take_free_lane_locked() {
-    if (free_lanes.empty()) return std::nullopt;
-    auto best = std::min_element(free_lanes.begin(), free_lanes.end(), [&](Lane x, Lane y) {
-      const unsigned bx = device_busy[lane_device[x]], by = device_busy[lane_device[y]];
-      return bx != by ? bx < by : x < y;
-    });
-    const Lane lane = *best;
-    free_lanes.erase(best);
-    ++device_busy[lane_device[lane]];
-    return lane;
-  }
-  void return_lane(Lane lane) {
-    std::unique_lock lock(mu);
-    --device_busy[lane_device[lane]];
-    if (device_failed[lane_device[lane]]) return;  // out of service
-    free_lanes.push_back(lane);
-    if (lane_waiters.empty()) return;
-    auto next = std::move(lane_waiters.front());
-    lane_waiters.pop_front();
-    const std::optional<Lane> given = take_free_lane_locked();
-    lock.unlock();
-    next(given);
-  }
-  // Takes every lane of `device` out of service (once); with no lane left, the proofs waiting for
-  // one fail.
-  void retire_device(unsigned device, const std::string& why) {
-    std::deque<LaneGrant> stranded;
-    {
-      std::lock_guard lock(mu);
-      if (device >= device_failed.size() || device_failed[device]) return;
-      device_failed[device] = true;
-      std::erase_if(free_lanes, [&](Lane l) { return lane_device[l] == device; });
-      lanes_in_service -= unsigned(std::count(lane_device.begin(), lane_device.end(), device));
-      if (parts.log)
-        parts.log->error("backend device {} failed; its lanes are out of service, {} lane{} left: {}", device,
-                         lanes_in_service.load(), lanes_in_service == 1 ? "" : "s", why);
-      if (lanes_in_service == 0) stranded.swap(lane_waiters);
-    }
-    for (auto& grant : stranded) grant(std::nullopt);
+    start(admission.ended(job->bytes));
   }
 
   // --- the graph of one proof
@@ -407,12 +137,10 @@ struct Prover::Impl {
   void fail_stuck(const std::shared_ptr<Job>& job, std::exception_ptr error);
   void announce(const std::shared_ptr<Job>& job, Node node);
   void run_node(const std::shared_ptr<Job>& job, Node node, const StageTicket& ticket, Clock::time_point admitted_at);
-  void run_body(Job& job, Node node, const Checkpoint& checkpoint, StageRecord& record);
   void node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record, std::exception_ptr error,
                   bool device_failed = false);
   void restart(const std::shared_ptr<Job>& job);
   void complete(const std::shared_ptr<Job>& job);
-  uint64_t declared_bytes(const Job& job, Node node) const;
   ResourceClass resource_of(const Job& job, Node node) const {
     return kGraph[node].needs_lane ? parts.backend->resource(kGraph[node].stage, *job.key)
                                    : default_resource(kGraph[node].stage);
@@ -443,7 +171,6 @@ struct Prover::Impl {
     if (side_by_side(job, node)) return false;
     return (node != kMsmG2 && node != kSynthesize) || resource_of(job, node) == ResourceClass::device;
   }
-  bool vectors_on_device(const Job& job) const { return parts.backend->vectors(*job.key) == VectorHome::device; }
   // Nodes a proof does not run are done from the start (no witness stage for a .wtns).
   static void skip_unused_nodes_locked(Job& job) {
     if (!job.options.witness_stage) {
@@ -454,27 +181,14 @@ struct Prover::Impl {
 
   EngineParts parts;
   EngineOptions options;
+  Admission<std::shared_ptr<Job>> admission;  // [pipeline] jobs_in_flight and the memory budget
   const unsigned jobs;
-  const uint64_t budget;
+  LanePool lanes;
   std::atomic<JobId> next_job{1};
   std::atomic<int> next_worker{0};
-
-  std::mutex mu;  // queue, in-flight counts, lanes
-  std::condition_variable idle;
-  std::deque<std::shared_ptr<Job>> queue;
-  unsigned in_flight = 0;
-  uint64_t bytes_in_flight = 0;
-  size_t unfinished = 0;
-  std::vector<Lane> free_lanes;
-  std::deque<LaneGrant> lane_waiters;
-  std::vector<unsigned> lane_device;  // BackendInfo::lane_devices, or all 0
-  std::vector<unsigned> device_busy;  // lanes held, per device
-  std::vector<bool> device_failed;
-  std::atomic<unsigned> lanes_in_service{0};
-  bool lane_calls_overlap = false;   // BackendInfo::lane_calls_overlap
+  bool lane_calls_overlap = false;        // BackendInfo::lane_calls_overlap
   std::unique_ptr<KeyChecks> key_checks;  // with check_key_subgroups
   SynthesisUsers synthesis_users;         // Prover::last_submission
-
 
   asio::io_context drivers;  // the stage drivers' queue; its threads are joined before the rest goes
   asio::executor_work_guard<asio::io_context::executor_type> work{drivers.get_executor()};
@@ -518,7 +232,7 @@ void Prover::Impl::fail_stuck(const std::shared_ptr<Job>& job, std::exception_pt
   if (give_back_lane)
     call_and_log_exceptions([&] {
       parts.backend->end_proof(job->lane);
-      return_lane(job->lane);
+      lanes.release(job->lane);
     }, parts.log.get(), "giving a failed proof's lane back");
   try {
     job->out.ended_at = Clock::now();
@@ -571,17 +285,17 @@ void Prover::Impl::advance_unguarded(const std::shared_ptr<Job>& job) {
     const bool lane_pending = job->lane_asked && !job->has_lane;
     if (job->state[kRelease] == Job::NodeState::done && job->active == 0 && !lane_pending && !job->finished) {
       if (job->has_lane && !job->lane_returned) give_back_lane = job->lane_returned = true;
-      if (job->retry && lanes_in_service > 0) again = true;
+      if (job->retry && lanes.in_service() > 0) again = true;
       else finish = job->finished = true;
     }
   }
   if (give_back_lane) {
     parts.backend->end_proof(job->lane);
-    return_lane(job->lane);
+    lanes.release(job->lane);
   }
   if (again) return restart(job);
   if (want_lane)
-    acquire_lane([this, job](std::optional<Lane> lane) {
+    lanes.acquire([this, job](std::optional<Lane> lane) {
       {
         std::lock_guard lock(job->mu);
         if (lane) {
@@ -669,7 +383,7 @@ void Prover::Impl::announce(const std::shared_ptr<Job>& job, Node node) {
   ticket.job = job->id;
   ticket.stage = spec.stage;
   ticket.cls = resource_of(*job, node);
-  ticket.bytes = declared_bytes(*job, node);
+  ticket.bytes = declared_bytes(parts, *job, node, ticket.cls);
   ticket.priority = node == kMsmG2 ? 1 : 0;  // synthesis yields to the G2 MSM under a budget
   ticket.part = spec.stage == Stage::msm_g1 ? static_cast<uint8_t>(spec.basis) : 0;
   const auto admitted_at = Clock::now();
@@ -710,7 +424,7 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   record.thread = size_t(t_worker);
   // Ran on the lane (host-pool work does not).
   record.lane = on_strand(*job, node) || side_by_side(*job, node) ? int(job->lane) : -1;
-  record.device = record.lane >= 0 ? int(lane_device[job->lane]) : -1;
+  record.device = record.lane >= 0 ? int(lanes.device_of(job->lane)) : -1;
   bool skip;
   {
     std::lock_guard lock(job->mu);
@@ -726,11 +440,11 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
       if (options.before_stage) options.before_stage(job->id, spec.stage, ticket.part);
       const Checkpoint checkpoint = [run] { run->checkpoint(); };
       ThreadPool::PauseWatch watch(run->paused_flag());
-      run_body(*job, node, checkpoint, record);
+      run_stage_body(parts, *job, node, checkpoint, record);
     } catch (const DeviceFailedError& e) {
       error = name_failure(std::current_exception(), job->id, spec);
       device_failed = true;
-      retire_device(e.device, e.what());
+      lanes.retire_device(e.device, e.what());
     } catch (...) {
       error = name_failure(std::current_exception(), job->id, spec);
     }
@@ -757,68 +471,6 @@ void Prover::Impl::run_node(const std::shared_ptr<Job>& job, Node node, const St
   node_ended(job, node, std::move(record), error, device_failed);
 }
 
-void Prover::Impl::run_body(Job& job, Node node, const Checkpoint& checkpoint, StageRecord& record) {
-  const ProvingKey& key = job.key->key();
-  ResidentKey& rk = *job.key;
-  Backend& backend = *parts.backend;
-  const size_t n = key.domain_size;
-  auto span_of = [](const std::unique_ptr<FrBuffer>& buffer) {
-    return buffer ? buffer->span() : std::span<Fr256>{};  // empty: the vector is on the device
-  };
-  switch (node) {
-    case kWitness:
-      job.witness = job.source();
-      if (!job.witness) throw FailedError("the witness generator returned no witness");
-      check_witness_matches(key, *job.witness);
-      return;
-    case kLoad: {
-      if (!job.options.witness_stage) {
-        job.witness = job.source();
-        if (!job.witness) throw FailedError("no witness");
-        check_witness_matches(key, *job.witness);
-      }
-      if (vectors_on_device(job)) return;
-      Allocator& abc = parts.staging ? *parts.staging : *parts.allocator;  // the backend copies them
-      job.a = std::make_unique<FrBuffer>(abc, n, Usage::abc);
-      job.b = std::make_unique<FrBuffer>(abc, n, Usage::abc);
-      job.c = std::make_unique<FrBuffer>(abc, n, Usage::abc);
-      return;
-    }
-    case kSynthesize:
-      return backend.synthesize(rk, job.lane, job.witness->values, span_of(job.a), span_of(job.b), span_of(job.c),
-                                checkpoint);
-    case kComputeH: {
-      const ThreadPool::Urgent urgent;  // the H MSM waits for it: ahead of the other MSMs' loops
-      return backend.compute_h(rk, job.lane, span_of(job.a), span_of(job.b), span_of(job.c), checkpoint);
-    }
-    case kMsmG2: job.points.b2 = backend.msm_g2(rk, job.lane, job.witness->values, checkpoint); return;
-    case kMsmA: job.points.a = backend.msm_g1(rk, job.lane, Basis::A, job.witness->values, checkpoint); return;
-    case kMsmB1: job.points.b1 = backend.msm_g1(rk, job.lane, Basis::B1, job.witness->values, checkpoint); return;
-    case kMsmC: {
-      const std::span<const Fr256> private_wires = std::span<const Fr256>(job.witness->values).subspan(key.n_public + 1);
-      job.points.c = backend.msm_g1(rk, job.lane, Basis::C, private_wires, checkpoint);
-      return;
-    }
-    case kMsmH:
-      job.points.h = backend.msm_g1(rk, job.lane, Basis::H, std::span<const Fr256>(span_of(job.a)), checkpoint);
-      return;
-    case kAssemble: {
-      ProofJson json = assemble(key, job.points, *job.witness, job.options.zero_blinding);
-      std::lock_guard lock(job.mu);
-      job.out.proof_json = std::move(json.proof);
-      job.out.public_json = std::move(json.public_signals);
-      return;
-    }
-    case kRelease:
-      for (auto* buffer : {&job.a, &job.b, &job.c}) {
-        if (*buffer) record.bytes_released += (*buffer)->bytes();
-        buffer->reset();
-      }
-      return;
-    case kNodes: break;
-  }
-}
-
 void Prover::Impl::node_ended(const std::shared_ptr<Job>& job, Node node, StageRecord record,
                               std::exception_ptr error, bool device_failed) {
   if (node == kSynthesize) synthesis_ended(job);
@@ -838,29 +490,6 @@ void Prover::Impl::node_ended(const std::shared_ptr<Job>& job, Node node, StageR
   advance(job);
 }
 
-uint64_t Prover::Impl::declared_bytes(const Job& job, Node node) const {
-  const ProvingKey& key = job.key->key();
-  const uint64_t n = key.domain_size, g1 = 2 * key.n8q, g2 = 4 * key.n8q;
-  const uint64_t abc = vectors_on_device(job) ? 0 : 3 * n * sizeof(Fr256);
-  switch (node) {
-    // A generator writes every wire and reads a few per constraint: a few witnesses' worth.
-    case kWitness: return 4 * uint64_t(key.n_vars) * sizeof(Fr256);
-    case kLoad: return abc + uint64_t(key.n_vars) * sizeof(Fr256);
-    case kSynthesize:  // the constraint rows (wire + coefficient) and a, b, c; nothing on the host on a device
-      return resource_of(job, node) == ResourceClass::device ? 0 : uint64_t(key.n_coeffs) * (4 + key.n8r) + abc;
-    case kComputeH: return abc;
-    case kMsmG2: return uint64_t(key.n_vars) * g2;
-    case kMsmA:
-    case kMsmB1: return uint64_t(key.n_vars) * g1;
-    case kMsmC: return uint64_t(key.n_vars - key.n_public - 1) * g1;
-    case kMsmH: return n * g1;
-    case kAssemble: return 0;
-    case kRelease: return abc;
-    case kNodes: break;
-  }
-  return 0;
-}
-
 Prover::Prover(EngineParts parts, EngineOptions options) {
   if (!parts.backend || !parts.allocator || !parts.scheduler || !parts.pool)
     throw FailedError("prover needs a backend, an allocator, a scheduler and a thread pool");
@@ -872,16 +501,8 @@ Prover::~Prover() = default;  // Impl's destructor waits for every proof, then j
 const EngineParts& Prover::parts() const { return impl_->parts; }
 unsigned Prover::jobs_in_flight() const { return impl_->jobs; }
 
-Prover::LaneHealth Prover::lane_health() const {
-  std::lock_guard lock(impl_->mu);
-  LaneHealth h;
-  h.lanes = unsigned(impl_->lane_device.size());
-  h.in_service = impl_->lanes_in_service;
-  for (unsigned d = 0; d < impl_->device_failed.size(); ++d)
-    if (impl_->device_failed[d]) h.failed_devices.push_back(d);
-  return h;
-}
-uint64_t Prover::memory_budget_bytes() const { return impl_->budget; }
+Prover::LaneHealth Prover::lane_health() const { return impl_->lanes.health(); }
+uint64_t Prover::memory_budget_bytes() const { return impl_->admission.budget(); }
 
 uint64_t Prover::proof_bytes(const ResidentKey& resident) const {
   const ProvingKey& key = resident.key();

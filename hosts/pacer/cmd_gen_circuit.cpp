@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "pacer/dev/synthetic.hpp"
 #include "pacer/error.hpp"
+#include "pacer/host_memory.hpp"
 #include "pacer/logging.hpp"
 
 namespace pacer::host {
@@ -31,15 +32,6 @@ std::string file_size(const std::string& path) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   return ec ? "?" : fmt::format("{:.1f} MB", double(bytes) / 1e6);
-}
-
-uint64_t mem_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string name, unit;
-  uint64_t kb = 0;
-  while (meminfo >> name >> kb >> unit)
-    if (name == "MemAvailable:") return kb * 1024;
-  return 0;  // unknown: not checked
 }
 
 std::string gigabytes(uint64_t bytes) { return fmt::format("{:.1f} GB", double(bytes) / 1e9); }
