@@ -27,12 +27,10 @@ uint64_t Prover::memory_budget_bytes() const { return impl_->admission.budget();
 uint64_t Prover::proof_bytes(const ResidentKey& resident) const {
   const ProvingKey& key = resident.key();
   const uint64_t n = key.domain_size, vars = key.n_vars;
-  const bool on_device = impl_->parts.backend->vectors(resident) == VectorHome::device;
-  // The witness, a/b/c where they live on the host, and there the scratch of the largest MSM in
-  // flight (window digits, GLV images and buckets: about 160 bytes per point, measured from the
-  // cpu kernels' allocations).
-  if (on_device) return vars * sizeof(Fr256);
-  return 3 * n * sizeof(Fr256) + vars * sizeof(Fr256) + std::max(n, vars) * 160;
+  const Backend& backend = *impl_->parts.backend;
+  // The witness, a/b/c where they live on the host, and what the backend's calls allocate there.
+  const uint64_t abc = backend.vectors(resident) == VectorHome::device ? 0 : 3 * n * sizeof(Fr256);
+  return vars * sizeof(Fr256) + abc + backend.memory_needs(resident).host_per_proof;
 }
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {

@@ -131,6 +131,11 @@ int run_prove(const Options& given) {
   const ProvingKey& pk = key->key();
   log->info("key {}: {}, {} wires, {} public, domain {}, resident in {}", zkey, curve_json_name(pk.curve), pk.n_vars,
             pk.n_public, pk.domain_size, human_duration(std::chrono::steady_clock::now() - key_start));
+  const MemoryNeeds needs = engine.prover().parts().backend->memory_needs(*key);
+  log->debug("key {}: the backend holds {} MiB of it on the host and {} MiB on each device; a proof adds {} MiB of "
+             "backend scratch on the host and {} MiB on its device, {} MiB in all for admission",
+             zkey, needs.host_per_key >> 20, needs.device_per_key >> 20, needs.host_per_proof >> 20,
+             needs.device_per_proof >> 20, engine.prover().proof_bytes(*key) >> 20);
   // Every witness is read and matched to the key first, so a bad one fails before any proof is
   // written; each is read again when its turn comes, so that a long batch never holds them all.
   for (const auto& path : options.witnesses) check_witness_matches(pk, read_wtns(path, engine.witness_allocator()));

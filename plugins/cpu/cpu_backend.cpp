@@ -58,6 +58,14 @@ class CpuResidentKey final : public ResidentKey {
     return h_.points();
   }
   std::span<const Affine<G2>> b2() const { return b2_.points(); }
+  // The decoded points, and the constraint rows while they are held.
+  uint64_t host_bytes() const {
+    uint64_t bytes = (a_.points().size() + b1_.points().size() + c_.points().size() + h_.points().size()) *
+                         sizeof(Affine<G1>) +
+                     b2_.points().size() * sizeof(Affine<G2>);
+    std::lock_guard lock(rows_mu_);
+    return bytes + (rows_ ? rows_->bytes() : 0);
+  }
 
  private:
   // A section's points, decoded; the file's pages of it are then given back, so that the key is
@@ -79,7 +87,7 @@ class CpuResidentKey final : public ResidentKey {
 
   std::shared_ptr<const ProvingKey> key_;
   ThreadPool* pool_;
-  std::mutex rows_mu_;
+  mutable std::mutex rows_mu_;
   // Built first, so that the coefficient section's pages are given back before any points are
   // decoded: the file's pages and the decoded copy never pile up. Null after release_rows().
   std::shared_ptr<const ConstraintRows> rows_;
@@ -112,6 +120,22 @@ class CpuBackend final : public Backend {
     // than ever pays (jobs_in_flight bounds them anyway).
     return {"cpu", {"cpu: " + std::to_string(host_.pool->size()) + " threads" + kernels}, host_.pool->size(),
             {CurveId::bn254, CurveId::bls12_381}, 0, {}, /*lane_calls_overlap=*/true};
+  }
+
+  // Per proof: the scratch of all five MSMs, as if they all ran at once (the engine may run them
+  // side by side); synthesis and compute_h work in the engine's a, b, c.
+  MemoryNeeds memory_needs(const ResidentKey& key) const override {
+    return with_cpu_curve(key.key().curve, [&](auto curve) {
+      using Curve = decltype(curve);
+      const auto& rk = resident<Curve>(key);
+      const size_t threads = host_.pool->size();
+      MemoryNeeds needs;
+      needs.host_per_key = rk.host_bytes();
+      for (const Basis b : {Basis::A, Basis::B1, Basis::C, Basis::H})
+        needs.host_per_proof += msm_scratch_bytes<typename Curve::G1>(rk.basis(b).size(), threads, kernels_);
+      needs.host_per_proof += msm_scratch_bytes<typename Curve::G2>(rk.b2().size(), threads, kernels_);
+      return needs;
+    });
   }
 
   std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) override {
@@ -182,6 +206,10 @@ class CpuBackend final : public Backend {
     auto* k = dynamic_cast<CpuResidentKey<Curve>*>(&key);
     if (!k) throw FailedError("cpu backend was handed a key made resident by another backend");
     return *k;
+  }
+  template <class Curve>
+  static const CpuResidentKey<Curve>& resident(const ResidentKey& key) {
+    return resident<Curve>(const_cast<ResidentKey&>(key));  // the same check; nothing is written
   }
   // Fr is a standard-layout wrapper of the same four limbs: the buffers are viewed in place.
   template <class Fr>

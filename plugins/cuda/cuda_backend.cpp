@@ -72,6 +72,16 @@ class CudaBackend final : public Backend {
     }
   }
 
+  MemoryNeeds memory_needs(const ResidentKey& key) const override {
+    const CudaKey& k = cuda_key(key);
+    MemoryNeeds needs;
+    needs.device_per_key = k.device_bytes();
+    needs.host_per_key = k.host_bytes();
+    needs.device_per_proof = lane_scratch_bytes(k.key());
+    needs.host_per_proof = k.host_scratch_per_proof(host_.pool->size(), opt_.cpu_kernels);
+    return needs;
+  }
+
   VectorHome vectors(const ResidentKey& key) const override {
     return cuda_key(key).rows_on_device() ? VectorHome::device : VectorHome::host;
   }
@@ -184,6 +194,13 @@ class CudaBackend final : public Backend {
     return (at - begin) / sizeof(Fr256);
   }
 
+  // A lane's scratch on its device for a proof on `pk`: ~480 bytes a point (digit keys and values
+  // of every window, scalars, compute_h's a/b/c, buckets and the scalar pieces' second bucket
+  // array) and the proof's witness (32 bytes a wire).
+  static uint64_t lane_scratch_bytes(const ProvingKey& pk) {
+    return 480 * std::max<uint64_t>(pk.n_vars, pk.domain_size) + 32 * uint64_t(pk.n_vars);
+  }
+
   static const CudaKey& cuda_key(const ResidentKey& key) {
     auto* k = dynamic_cast<const CudaKey*>(&key);
     if (!k) throw FailedError("cuda backend was handed a key made resident by another backend");
@@ -294,12 +311,8 @@ class CudaBackend final : public Backend {
     for (const auto& [bytes, name] : g1_sections) need += bytes.size();
     if (opt_.g2_on_gpu) need += pk.b2.size();
     const cuda::Curve curve = gpu_curve(pk.curve);
-    // What the device has left beside the keys held and the lanes' scratch (made at the first
-    // proof): ~480 bytes a point per lane (digit keys and values of every window, scalars,
-    // compute_h's a/b/c, buckets and the scalar pieces' second bucket array) and the proof's
-    // witness (32 bytes a wire).
-    const uint64_t lanes_bytes = uint64_t(opt_.lanes_per_device) *
-                                 (480 * std::max<uint64_t>(pk.n_vars, pk.domain_size) + 32 * uint64_t(pk.n_vars));
+    // What the device has left beside the keys held and the lanes' scratch (made at the first proof).
+    const uint64_t lanes_bytes = uint64_t(opt_.lanes_per_device) * lane_scratch_bytes(pk);
     uint64_t room = UINT64_MAX;
     for (size_t slot = 0; slot < opt_.devices.size(); ++slot) {
       const uint64_t held = key_bytes_->load() + lanes_bytes, limit = vram_limit(slot);

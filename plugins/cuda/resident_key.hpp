@@ -20,6 +20,12 @@ class CudaKey : public ResidentKey {
  public:
   // Synthesis on the GPU: the constraint rows are on every device, and a proof's vectors stay there.
   virtual bool rows_on_device() const = 0;
+  // What the key holds on each device, and on the host (B2 for the G2 MSM on the CPU, the rows for
+  // synthesis on the CPU).
+  virtual uint64_t device_bytes() const = 0;
+  virtual uint64_t host_bytes() const = 0;
+  // What a proof's calls allocate on the host: the G2 MSM's scratch where it runs on the CPU.
+  virtual uint64_t host_scratch_per_proof(size_t threads, const CpuKernels& kernels) const = 0;
 };
 
 // A key resident on every device the backend uses (G1 bases, B2 with g2 = "gpu", the constraint
@@ -53,6 +59,13 @@ class CudaResidentKey final : public CudaKey {
   std::span<const Affine<typename Curve::G2>> b2_host() const { return b2_host_.points(); }
   const ConstraintRows& host_rows() const { return *rows_; }
   bool rows_on_device() const override { return !rows_; }
+  uint64_t device_bytes() const override { return bytes_per_device(); }
+  uint64_t host_bytes() const override {
+    return b2_host_.points().size() * sizeof(Affine<typename Curve::G2>) + (rows_ ? rows_->bytes() : 0);
+  }
+  uint64_t host_scratch_per_proof(size_t threads, const CpuKernels& kernels) const override {
+    return msm_scratch_bytes<typename Curve::G2>(b2_host_.points().size(), threads, kernels);
+  }
 
  private:
   uint64_t bytes_per_device() const {  // the same points on every device

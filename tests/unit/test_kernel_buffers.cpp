@@ -3,9 +3,11 @@
 // same results as with no allocator (operator new).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <random>
+#include <type_traits>
 
 #include "generators.hpp"
 #include "gmp_oracle.hpp"
@@ -30,6 +32,7 @@ class RecordingAllocator final : public Allocator {
     std::lock_guard lock(mu_);
     ++calls[hints.usage];
     live += bytes;
+    peak = std::max(peak, live);
     return b;
   }
   void deallocate(Block b) noexcept override {
@@ -40,7 +43,7 @@ class RecordingAllocator final : public Allocator {
   AllocStats stats() const override { return {}; }
 
   std::map<Usage, int> calls;
-  size_t live = 0;
+  size_t live = 0, peak = 0;
 
  private:
   std::mutex mu_;
@@ -112,4 +115,36 @@ TEST_CASE("the cpu kernels take MSM, NTT and key-point buffers from the allocato
     }
   }
   CHECK(rec.live == 0);  // every buffer given back
+}
+
+TEMPLATE_TEST_CASE("the MSM's scratch estimate (msm_scratch_bytes, what backends report for admission) holds what "
+                   "msm() allocates at its peak, with and without GLV images", "[buffers]", Bn254::G1, Bn254::G2,
+                   Bls12_381::G1) {
+  using Group = TestType;
+  using Curve = std::conditional_t<std::is_same_v<Group, Bls12_381::G1>, Bls12_381, Bn254>;
+  ThreadPool pool(2);
+  std::mt19937_64 rng(9);
+  for (const size_t n : {size_t(50), size_t(3000), size_t(1) << 14}) {
+    std::vector<Affine<Group>> bases(n);
+    Jacobian<Group> acc;
+    if constexpr (std::is_same_v<Group, typename Curve::G1>)
+      acc = Jacobian<Group>::from(Curve::g1_generator());
+    else
+      acc = Jacobian<Group>::from(Curve::g2_generator());
+    for (auto& b : bases) b = (acc += acc.dbl()).to_affine();
+    std::vector<Fr256> scalars(n);
+    for (auto& k : scalars) k = test::random_below_p<typename Curve::Fr>(rng);
+    for (const size_t images_below : {size_t(1) << 20, size_t(0)}) {
+      RecordingAllocator rec;
+      CpuKernels kernels = CpuKernels::detect();
+      kernels.allocator = &rec;
+      kernels.glv_images_below = images_below;
+      (void)msm<Group>(bases, scalars, &pool, kernels);
+      const size_t estimate = msm_scratch_bytes<Group>(n, pool.size(), kernels);
+      INFO("n = " << n << ", GLV images below " << images_below << ": peak " << rec.peak << ", estimate " << estimate);
+      CHECK(rec.live == 0);
+      CHECK(estimate >= rec.peak);
+      if (n >= 3000) CHECK(estimate <= 4 * rec.peak);  // an upper bound, not a guess far above it
+    }
+  }
 }

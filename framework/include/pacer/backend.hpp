@@ -49,6 +49,17 @@ struct BackendInfo {
   bool lane_calls_overlap = false;
 };
 
+// What a backend holds for a resident key and for each proof on it, from its own layouts, so that
+// the engine admits proofs against its memory budget by the backend's figures, not a guess of its
+// own. A backend that reports nothing is taken to need nothing beyond what the engine allocates
+// (the witness, and a, b, c where they live on the host).
+struct MemoryNeeds {
+  uint64_t host_per_key = 0;      // the resident key on the host (decoded points, constraint rows)
+  uint64_t host_per_proof = 0;    // the most one proof's backend calls allocate on the host (MSM scratch)
+  uint64_t device_per_key = 0;    // the resident key on its device(s)
+  uint64_t device_per_proof = 0;  // one proof's lane on its device (scratch, witness, vectors)
+};
+
 // A proving key made resident on a backend (points converted/uploaded once, reused by every
 // proof). Holds the parsed key alive.
 class ResidentKey {
@@ -79,6 +90,10 @@ class Backend {
     return default_resource(stage);
   }
   virtual std::unique_ptr<ResidentKey> load(std::shared_ptr<const ProvingKey> key) = 0;
+  virtual MemoryNeeds memory_needs(const ResidentKey& key) const {
+    (void)key;
+    return {};
+  }
   virtual VectorHome vectors(const ResidentKey& key) const {
     (void)key;
     return VectorHome::host;

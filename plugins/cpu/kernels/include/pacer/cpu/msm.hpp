@@ -314,6 +314,19 @@ struct MsmPoints {
   const Affine<Group>& operator[](size_t i) const { return i < first.size() ? first[i] : second[i - first.size()]; }
 };
 
+// The window width c of a batched MSM over n points (`halves` bucket sets a window: 2 where the
+// GLV images are left unmade) and the windows of scalars of `bits` bits: signed digits need one
+// more bit for the final carry.
+struct MsmShape {
+  unsigned c;
+  size_t windows;
+};
+inline MsmShape msm_shape(size_t n, size_t halves, size_t bits, const CpuKernels& kernels) {
+  const unsigned c = kernels.msm_window ? std::clamp(kernels.msm_window, 2u, 15u)
+                                        : best_window(n, true, 6.5, 6.5 * double(halves), bits, 15);
+  return {c, (bits + 1 + c - 1) / c};
+}
+
 // Pippenger over `points` with signed digits and affine buckets. `scalars_of(u, emit)` calls
 // emit(point index, magnitude, negative) for the scalars of unit u (units = points.size() without
 // GLV, half of it with); every magnitude has at most `bits` bits.
@@ -328,12 +341,12 @@ Jacobian<Group> batched_msm(MsmPoints<Group> points, size_t units, size_t bits, 
   // Bucket costs as much as a point in the model: measured, not derived (2-core VM, 2^16 and 2^20
   // bn128 proofs, c = 13/14/15 alternated: 15 was fastest; the model gave 13 with 27 per bucket).
   // Each half has its own buckets (they are summed apart), so a window pays for them twice.
-  const unsigned c = kernels.msm_window ? std::clamp(kernels.msm_window, 2u, 15u)
-                                        : best_window(n, true, 6.5, 6.5 * double(halves), bits, 15);
-  // Signed digits need one more bit for the final carry. Windows of (nearly) equal widths, at
-  // most c: a narrow top window would send all its points to a few hot buckets.
+  const MsmShape shape = msm_shape(n, halves, bits, kernels);
+  const unsigned c = shape.c;
+  const size_t windows = shape.windows;
+  // Windows of (nearly) equal widths, at most c: a narrow top window would send all its points to a
+  // few hot buckets.
   const size_t covered = bits + 1;
-  const size_t windows = (covered + c - 1) / c;
   std::vector<unsigned> width(windows), offset(windows);
   for (size_t w = 0, off = 0; w < windows; ++w) {
     width[w] = unsigned(covered / windows + (w < covered % windows ? 1 : 0));
@@ -461,6 +474,30 @@ Jacobian<Group> msm(std::span<const Affine<Group>> bases, std::span<const Fr256>
   }
   auto plain = [&](size_t u, const auto& emit) { emit(u, scalars[u], false); };
   return detail::batched_msm<Group>({bases, {}, false}, n, bits, plain, pool, kernels, checkpoint);
+}
+
+// At most what msm() allocates on the host over n points on `threads` threads: the window digits,
+// the GLV images where it makes them, and the buckets of the tasks running at once (with their
+// Jacobian twins, which a task makes only when a bucket overflows). For admission: an upper bound,
+// taken at full-width scalars.
+template <class Group>
+size_t msm_scratch_bytes(size_t n, size_t threads, const CpuKernels& kernels) {
+  using A = Affine<Group>;
+  using J = Jacobian<Group>;
+  if (n == 0) return 0;
+  if (n < kMsmBatchAffineMin) return (size_t(1) << msm_window_bits(n)) * sizeof(J);
+  size_t points = n, halves = 1, bits = 256, images = 0;
+  if constexpr (HasGlv<Group>) {
+    points = 2 * n;
+    bits = kGlvBits;
+    if (n < kernels.glv_images_below) images = n * sizeof(A);
+    else halves = 2;
+  }
+  const detail::MsmShape shape = detail::msm_shape(points, halves, bits, kernels);
+  const size_t buckets = size_t(1) << (shape.c - 1);
+  const size_t tasks = std::max<size_t>(1, threads);  // a task's buckets live while it runs
+  return images + points * shape.windows * sizeof(int16_t) + tasks * buckets * (sizeof(A) + sizeof(J) + 1) +
+         shape.windows * halves * 4 * tasks * sizeof(J);  // the partial sums (msm_chunks: at most 4 a thread)
 }
 
 }  // namespace pacer::math
