@@ -381,9 +381,15 @@ TEST_CASE("a generator's access outside its memory is a trap of its call, and th
     REQUIRE(api.set_input(instance.get(), signal_hash("mode"), 0, value) == PACER_WG_OK);
     return api.witness(instance.get(), words.data());
   };
+  sigset_t mask_before, mask_after;
+  REQUIRE(::pthread_sigmask(SIG_BLOCK, nullptr, &mask_before) == 0);
   for (int round = 0; round < 2; ++round) {
     CHECK(run(1) == PACER_WG_GENERATOR_ERROR);
     CHECK_THAT(std::string(api.last_error(instance.get())), Catch::Contains(kOutOfBounds));
+    // The trap left the handler by a jump: the thread's signal mask is still what it was.
+    REQUIRE(::pthread_sigmask(SIG_BLOCK, nullptr, &mask_after) == 0);
+    for (int signal = 1; signal < 32; ++signal)
+      CHECK(sigismember(&mask_after, signal) == sigismember(&mask_before, signal));
     CHECK(run(0) == PACER_WG_OK);
     CHECK(words[PACER_WG_MAX_WORDS] == 7);
   }

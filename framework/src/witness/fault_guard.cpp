@@ -1,7 +1,9 @@
 // The SIGSEGV handler that turns a fault in a generator's memory into a trap (fault_guard.hpp).
 #include "fault_guard.hpp"
 
+#include <pthread.h>
 #include <signal.h>
+#include <ucontext.h>
 
 #include <cerrno>
 #include <cstring>
@@ -32,7 +34,15 @@ void on_sigsegv(int signal, siginfo_t* info, void* context) {
   // si_code > 0: a fault the kernel raised, whose si_addr is an address (not a kill(), where the
   // same bytes hold the sender's pid and uid).
   const bool fault = info->si_code > 0;
-  if (fault && guard.trap && address >= guard.lo && address < guard.hi) guard.trap();  // never returns
+  if (fault && guard.trap && address >= guard.lo && address < guard.hi) {
+    // The trap leaves by longjmp, not by the return that would put back the signal mask of the
+    // interrupted code (and setjmp saves none: that would be a system call on every generator
+    // call), so the mask is put back here; else SIGSEGV would stay blocked and the thread's next
+    // fault would end the process. (SA_NODEFER would not do: TSan runs our handler from its own,
+    // with every signal blocked.)
+    ::pthread_sigmask(SIG_SETMASK, &static_cast<const ucontext_t*>(context)->uc_sigmask, nullptr);
+    guard.trap();  // never returns
+  }
   if (previous_action.sa_flags & SA_SIGINFO) {
     previous_action.sa_sigaction(signal, info, context);
   } else if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
@@ -55,12 +65,9 @@ void install() {
     throw FailedError(fmt::format("cannot read the SIGSEGV action: {}", std::strerror(errno)));
   struct sigaction action {};
   action.sa_sigaction = on_sigsegv;
-  // SA_NODEFER: the trap leaves the handler by longjmp, not by a return that would restore the
-  // signal mask, and setjmp saves no mask (a system call on every generator call); so SIGSEGV
-  // must not be blocked while the handler runs, or the next fault of the thread would kill the
-  // process. SA_ONSTACK: a thread with an alternate stack (a sanitizer's) handles a host stack
-  // overflow there, as the handler we chain to expects.
-  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+  // SA_ONSTACK: a thread with an alternate stack (a sanitizer's) handles a host stack overflow
+  // there, as the handler we chain to expects.
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
   if (::sigaction(SIGSEGV, &action, nullptr) != 0)
     throw FailedError(

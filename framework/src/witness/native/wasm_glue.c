@@ -174,9 +174,9 @@ static void out_of_memory(void) {
   jump_out();
 }
 
-/* Called by the host's SIGSEGV handler for a fault inside the running call's reservation. Only
- * async-signal-safe work: a store to this thread's variables and a longjmp (the handler is
- * installed with SA_NODEFER, so SIGSEGV is not left blocked once the jump leaves it). */
+/* Called by the host's SIGSEGV handler for a fault inside the running call's reservation, once it
+ * has put back the signal mask of the interrupted code. Only async-signal-safe work: a store to
+ * this thread's variables and a longjmp. */
 static void memory_fault(void) {
   trap_reason = "out-of-bounds access to the generator's memory";
   jump_out();
