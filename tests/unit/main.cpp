@@ -1,3 +1,8 @@
 // The one Catch2 main of the unit-test binary.
 #define CATCH_CONFIG_MAIN
+// Catch2 installs its own SIGSEGV handler around every test case and at its end puts back the one
+// it found, which removes the handler that witness generators install once per process
+// (framework/src/witness/fault_guard.cpp) if the first generator was loaded inside an earlier test
+// case. ctest runs each test case in a process of its own, which still names the one that crashed.
+#define CATCH_CONFIG_NO_POSIX_SIGNALS
 #include <catch2/catch.hpp>

@@ -1,11 +1,18 @@
 // Witness generators (docs/fullprove.md): input.json read by snarkjs's rules, and the shipped
 // circuits' .wasm compiled to native code giving exactly the witnesses snarkjs wrote beside them,
-// from many threads at once; foreign or damaged generators and unwritable caches are refused.
-// The generator tests need wasm2c and a C compiler (scripts/install_deps.sh installs them).
+// from many threads at once; foreign or damaged generators and unwritable caches are refused;
+// a generator's access outside its memory is a trap of its call, and the host's own faults still
+// end the process. The generator tests need wabt (wasm2c, wat2wasm) and a C compiler
+// (scripts/install_deps.sh installs them).
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,6 +28,7 @@
 #include "pacer/formats/zkey.hpp"
 #include "pacer/witness/generator.hpp"
 #include "pacer/witness/input_json.hpp"
+#include "witness/native_library.hpp"
 
 namespace fs = std::filesystem;
 using pacer::InputError;
@@ -79,6 +87,83 @@ void check_same_witness(const pacer::Witness& computed, const fs::path& wtns) {
 }
 
 void write_bytes(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+// A circom-shaped generator with one input, "mode", and two witness values: 1, then what
+// getWitness(1) makes of the mode. 0: 7. 1: a load far beyond the memory (address 0xFFFFFFF0,
+// static offset 0xFFFFFFF0). 2: a store just past the memory's end. 3: memory.grow by a page, then
+// 42 stored there and read back. 4: an 8-byte load that starts 4 bytes before the end. 5:
+// unreachable. 6: the highest address a load can form (0xFFFFFFFF + offset 0xFFFFFFFF, 8 bytes).
+constexpr const char* kModesWat = R"((module
+  (import "runtime" "exceptionHandler" (func (param i32)))
+  (import "runtime" "printErrorMessage" (func))
+  (import "runtime" "writeBufferMessage" (func))
+  (import "runtime" "showSharedRWMemory" (func))
+  (memory (export "memory") 1)
+  ;; bytes 0-31: the shared read/write memory (8 words); 64: the mode
+  (func (export "getVersion") (result i32) (i32.const 2))
+  (func (export "getSharedRWMemoryStart") (result i32) (i32.const 0))
+  (func (export "getFieldNumLen32") (result i32) (i32.const 8))
+  (func (export "getInputSize") (result i32) (i32.const 1))
+  (func (export "getWitnessSize") (result i32) (i32.const 2))
+  (func (export "getMessageChar") (result i32) (i32.const 0))
+  (func (export "init") (param i32) (i32.store (i32.const 64) (i32.const 0)))
+  (func (export "readSharedRWMemory") (param i32) (result i32)
+    (i32.load (i32.shl (local.get 0) (i32.const 2))))
+  (func (export "writeSharedRWMemory") (param i32 i32)
+    (i32.store (i32.shl (local.get 0) (i32.const 2)) (local.get 1)))
+  (func $set_words (param i64 i64 i64 i64)
+    (i64.store (i32.const 0) (local.get 0))
+    (i64.store (i32.const 8) (local.get 1))
+    (i64.store (i32.const 16) (local.get 2))
+    (i64.store (i32.const 24) (local.get 3)))
+  (func (export "getRawPrime") ;; bn128's r
+    (call $set_words (i64.const 0x43e1f593f0000001) (i64.const 0x2833e84879b97091)
+                     (i64.const 0xb85045b68181585d) (i64.const 0x30644e72e131a029)))
+  (func (export "getInputSignalSize") (param i32 i32) (result i32) ;; "mode" hashes to 0x0d3deba2c41dadb2
+    (if (result i32) (i32.and (i32.eq (local.get 0) (i32.const 0x0d3deba2))
+                              (i32.eq (local.get 1) (i32.const 0xc41dadb2)))
+      (then (i32.const 1)) (else (i32.const -1))))
+  (func (export "setInputSignal") (param i32 i32 i32)
+    (i32.store (i32.const 64) (i32.load (i32.const 0))))
+  (func (export "getWitness") (param $i i32) (local $mode i32) (local $end i32) (local $value i64)
+    (local.set $value (i64.const 1))
+    (local.set $mode (i32.load (i32.const 64)))
+    (local.set $end (i32.mul (memory.size) (i32.const 65536)))
+    (if (local.get $i) (then
+      (local.set $value (i64.const 7))
+      (if (i32.eq (local.get $mode) (i32.const 1)) (then
+        (local.set $value (i64.extend_i32_u (i32.load offset=0xFFFFFFF0 (i32.const 0xFFFFFFF0))))))
+      (if (i32.eq (local.get $mode) (i32.const 2)) (then
+        (i32.store (local.get $end) (i32.const 1))))
+      (if (i32.eq (local.get $mode) (i32.const 3)) (then
+        (drop (memory.grow (i32.const 1)))
+        (i32.store offset=100 (local.get $end) (i32.const 42))
+        (local.set $value (i64.extend_i32_u (i32.load offset=100 (local.get $end))))))
+      (if (i32.eq (local.get $mode) (i32.const 4)) (then
+        (local.set $value (i64.load (i32.sub (local.get $end) (i32.const 4))))))
+      (if (i32.eq (local.get $mode) (i32.const 5)) (then unreachable))
+      (if (i32.eq (local.get $mode) (i32.const 6)) (then
+        (local.set $value (i64.load offset=0xFFFFFFFF (i32.const 0xFFFFFFFF)))))))
+    (call $set_words (local.get $value) (i64.const 0) (i64.const 0) (i64.const 0))))
+)";
+
+// The generator above, compiled (cached in kCache: its .wasm is the same every time).
+std::shared_ptr<Generator> open_modes_generator(const fs::path& dir) {
+  write_bytes(dir / "modes.wat", kModesWat);
+  const std::string command =
+      "wat2wasm '" + (dir / "modes.wat").string() + "' -o '" + (dir / "circuit.wasm").string() + "'";
+  REQUIRE(std::system(command.c_str()) == 0);
+  GeneratorOptions options;
+  options.cache_dir = kCache;
+  options.log = spdlog::default_logger();
+  return Generator::open({GeneratorKind::wasm, dir / "circuit.wasm"}, options);
+}
+
+CircuitInputs mode_input(int mode) {
+  return parse_input_json("{\"mode\": " + std::to_string(mode) + "}", "mode.json");
+}
+
+constexpr const char* kOutOfBounds = "the generator trapped: out-of-bounds access to the generator's memory";
 
 }  // namespace
 
@@ -262,4 +347,75 @@ TEST_CASE("two threads that need the same new generator compile it once", "[witn
   for (const auto& item : fs::recursive_directory_iterator(options.cache_dir / "generators"))
     if (item.is_directory()) ++folders;
   CHECK(folders == 2);  // <source key>/<toolchain key>
+}
+
+TEST_CASE("a generator's access outside its memory is a trap of its call, and the thread goes on", "[witness]") {
+  ScratchDir dir;
+  const auto generator = open_modes_generator(dir.path);
+  const auto second_value = [&](int mode) {
+    const pacer::Witness witness = generator->compute(mode_input(mode), nullptr);
+    REQUIRE(witness.values.size() == 2);
+    return witness.values[1];
+  };
+  CHECK(second_value(0) == pacer::Fr256{7, 0, 0, 0});
+  for (const int mode : {1, 2, 4, 6}) {
+    INFO("mode " << mode);
+    // Twice on this thread: a SIGSEGV left blocked by the first trap would end the process at the second.
+    for (int round = 0; round < 2; ++round)
+      CHECK_THROWS_WITH(generator->compute(mode_input(mode), nullptr),
+                        Catch::Contains("mode.json") && Catch::Contains(kOutOfBounds));
+    CHECK(second_value(0) == pacer::Fr256{7, 0, 0, 0});  // a fresh instance
+  }
+  CHECK_THROWS_WITH(generator->compute(mode_input(5), nullptr), Catch::Contains("unreachable code executed"));
+  // memory.grow makes the next page usable, on an instance that grew before as on a fresh one.
+  for (int round = 0; round < 3; ++round) CHECK(second_value(3) == pacer::Fr256{42, 0, 0, 0});
+
+  // The same instance after a trap (Generator::compute discards one that failed; the library keeps it).
+  const auto library = NativeLibrary::load(generator->library());
+  Instance instance = library->acquire();
+  const pacer_wg_api& api = instance.api();
+  std::vector<uint32_t> words(2 * PACER_WG_MAX_WORDS);
+  const auto run = [&](uint32_t mode) {
+    const uint32_t value[PACER_WG_MAX_WORDS] = {mode};
+    REQUIRE(api.begin(instance.get()) == PACER_WG_OK);
+    REQUIRE(api.set_input(instance.get(), signal_hash("mode"), 0, value) == PACER_WG_OK);
+    return api.witness(instance.get(), words.data());
+  };
+  sigset_t mask_before, mask_after;
+  REQUIRE(::pthread_sigmask(SIG_BLOCK, nullptr, &mask_before) == 0);
+  for (int round = 0; round < 2; ++round) {
+    CHECK(run(1) == PACER_WG_GENERATOR_ERROR);
+    CHECK_THAT(std::string(api.last_error(instance.get())), Catch::Contains(kOutOfBounds));
+    // The trap left the handler by a jump: the thread's signal mask is still what it was.
+    REQUIRE(::pthread_sigmask(SIG_BLOCK, nullptr, &mask_after) == 0);
+    for (int signal = 1; signal < 32; ++signal)
+      CHECK(sigismember(&mask_after, signal) == sigismember(&mask_before, signal));
+    CHECK(run(0) == PACER_WG_OK);
+    CHECK(words[PACER_WG_MAX_WORDS] == 7);
+  }
+}
+
+TEST_CASE("a segfault of the host outside a generator's call still ends the process", "[witness]") {
+  ScratchDir dir;
+  const auto generator = open_modes_generator(dir.path);  // the handler is in place
+  CHECK_THROWS_WITH(generator->compute(mode_input(1), nullptr), Catch::Contains(kOutOfBounds));
+  void* const no_access = ::mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(no_access != MAP_FAILED);
+  for (void* const target : {static_cast<void*>(nullptr), no_access}) {
+    INFO("write to " << target);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      const struct rlimit no_core = {0, 0};
+      ::setrlimit(RLIMIT_CORE, &no_core);
+      volatile int* volatile pointer = static_cast<int*>(target);  // volatile: the compiler knows nothing of it
+      *pointer = 1;
+      ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGSEGV);
+  }
+  ::munmap(no_access, 4096);
 }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "fault_guard.hpp"
 #include "pacer/error.hpp"
 
 namespace pacer::witness {
@@ -39,10 +40,17 @@ std::shared_ptr<NativeLibrary> NativeLibrary::load(const std::filesystem::path& 
                                   why ? why : "unknown reason"));
   }
   const auto entry = reinterpret_cast<pacer_wg_entry_fn>(::dlsym(lib->handle_, PACER_WG_ENTRY));
+  // An older Pacer's library is never called: its interface differs (no fault guard).
+  if (!entry && ::dlsym(lib->handle_, PACER_WG_ENTRY_V1))
+    throw FailedError(fmt::format("{}: a witness generator compiled by an older Pacer (interface version 1, this one "
+                                  "needs {}); delete it to have it compiled again",
+                                  file.string(), PACER_WG_ABI_VERSION));
   lib->api_ = entry ? entry() : nullptr;
   if (!lib->api_ || lib->api_->abi_version != PACER_WG_ABI_VERSION)
     throw FailedError(fmt::format("{}: not a witness generator of this Pacer (no {} of version {})", file.string(),
                                   PACER_WG_ENTRY, PACER_WG_ABI_VERSION));
+  // Before any instance: the handler that makes a fault in a generator's memory a trap.
+  lib->api_->set_host(&fault_guard_host());
   return lib;
 }
 

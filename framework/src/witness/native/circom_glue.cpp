@@ -204,9 +204,12 @@ int witness(pacer_wg_instance* instance, uint32_t* words) {
   });
 }
 
+// The host's fault guard is for wasm linear memory; circom's C++ has none.
+void set_host(const pacer_wg_host*) {}
+
 const pacer_wg_api api = {
-    PACER_WG_ABI_VERSION, "circom-cpp", create, destroy, set_log, last_error, field_words, prime, witness_size,
-    input_count, begin, input_size, set_input, witness,
+    PACER_WG_ABI_VERSION, "circom-cpp", set_host, create, destroy, set_log, last_error, field_words, prime,
+    witness_size, input_count, begin, input_size, set_input, witness,
 };
 
 }  // namespace
@@ -242,4 +245,4 @@ void pacer_circom_assert_failed(const char* expression, const char* file, int li
   throw CircuitFailure{said};
 }
 
-extern "C" EXPORT const pacer_wg_api* pacer_witness_generator_v1() { return &api; }
+extern "C" EXPORT const pacer_wg_api* pacer_witness_generator_v2() { return &api; }

@@ -4,9 +4,12 @@
  *
  * Two parts:
  *  - the runtime that wasm2c's output expects (the functions declared in wasm-rt.h), written for
- *    use inside a multi-threaded host: traps jump to a per-thread target, linear memory is plain
- *    heap memory with the translation's bounds checks (no signal handlers in the host process),
- *    and nothing is shared between instances but the table of function types;
+ *    use inside a multi-threaded host: traps jump to a per-thread target; linear memory sits at
+ *    the start of an 8 GiB reservation of address space, so that the translation needs no bounds
+ *    checks (compiled with WASM_RT_MEMCHECK_SIGNAL_HANDLER=1): an access beyond the memory's
+ *    current size hits a PROT_NONE page, and the host's SIGSEGV handler, which knows the running
+ *    call's reservation from the thread's pacer_wg_fault_guard, calls memory_fault() below; nothing
+ *    is shared between instances but the table of function types;
  *  - circom's wasm interface (the exports and "runtime" imports that snarkjs's witness calculator
  *    uses) behind witness_abi.h.
  *
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include PACER_WASM2C_SOURCE
 #include "witness_abi.h"
@@ -27,14 +31,50 @@
 #define WASM_PAGE 65536u
 /* wasm_rt_memory_t keeps its size in 32 bits: one page short of 4 GiB at most. */
 #define MAX_PAGES 65535u
+/* The address space reserved for a linear memory: every address a load or store can form (a u32
+ * address plus a u32 static offset, plus the access's width of 16 bytes at most) lies inside. */
+#define MEMORY_RESERVATION (((size_t)8 << 30) + WASM_PAGE)
 /* Left unused at the low end of a thread's stack: room for the trap path and a log callback. */
 #define STACK_RESERVE (512u << 10)
+
+/* ---- an instance --------------------------------------------------------------------------- */
+
+#define MESSAGE_LIMIT 4096u /* one message read from the module */
+#define TEXT_LIMIT 8192u    /* the error text and a pending log line */
+
+struct Z_runtime_instance_t {
+  pacer_wg_instance* owner;
+};
+
+struct pacer_wg_instance {
+  Z_circuit_instance_t module;
+  struct Z_runtime_instance_t imports;
+  bool instantiated;
+  uint32_t n32, witness_size, input_count;
+  uint32_t prime[PACER_WG_MAX_WORDS];
+  uint32_t circuit_error; /* the code the module passed to exceptionHandler, 0 = none */
+  char errors[TEXT_LIMIT]; /* messages the module printed before it failed */
+  char line[TEXT_LIMIT];   /* log() output not yet ended by a newline */
+  char last_error[TEXT_LIMIT + 256];
+  pacer_wg_log_fn log;
+  void* log_context;
+  uintptr_t memory_lo, memory_hi; /* the reservation of the linear memory; 0, 0 before there is one */
+  pacer_wg_fault_guard* guard;    /* the fault guard of the thread that runs the current call */
+};
 
 /* ---- per-thread state of the running call ------------------------------------------------- */
 
 PACER_TLS uintptr_t pacer_wasm_stack_floor;
 static PACER_TLS jmp_buf* trap_target;
 static PACER_TLS const char* trap_reason; /* set by the runtime for traps it raises itself */
+/* The instance whose call runs on this thread: where wasm_rt_allocate_memory records the
+ * reservation it makes during instantiation. */
+static PACER_TLS pacer_wg_instance* running_instance;
+
+/* The host's hooks (set_host), given before any instance is made; the same pointer again when
+ * the host loads the library once more while it is loaded (dlopen counts), maybe while another
+ * thread reads it: hence atomic. */
+static const pacer_wg_host* host;
 
 __attribute__((noreturn)) static void jump_out(void) {
   if (!trap_target) abort(); /* a trap outside a guarded call: a bug of this file */
@@ -134,31 +174,60 @@ static void out_of_memory(void) {
   jump_out();
 }
 
+/* Called by the host's SIGSEGV handler for a fault inside the running call's reservation, once it
+ * has put back the signal mask of the interrupted code. Only async-signal-safe work: a store to
+ * this thread's variables and a longjmp. */
+static void memory_fault(void) {
+  trap_reason = "out-of-bounds access to the generator's memory";
+  jump_out();
+}
+
+/* Of the reservation [data, data + MEMORY_RESERVATION), the memory's pages are readable and
+ * writable, the rest stays PROT_NONE. Called by instantiation, inside a guarded call, so
+ * running_instance is the memory's owner. */
 void wasm_rt_allocate_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages) {
+  pacer_wg_instance* inst = running_instance;
   if (initial_pages > MAX_PAGES) out_of_memory();
-  memory->data = calloc((size_t)initial_pages * WASM_PAGE + 1, 1); /* +1: never a zero-byte request */
-  if (!memory->data) out_of_memory();
+  if (inst->memory_hi) {
+    trap_reason = "a module with more than one memory"; /* wasm2c refuses those; the guard covers one */
+    jump_out();
+  }
+  uint8_t* data = mmap(NULL, MEMORY_RESERVATION, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (data == MAP_FAILED) {
+    trap_reason = "cannot reserve 8 GiB of address space for the generator's memory; is `ulimit -v` set?";
+    jump_out();
+  }
+  if (initial_pages && mprotect(data, (size_t)initial_pages * WASM_PAGE, PROT_READ | PROT_WRITE) != 0) {
+    munmap(data, MEMORY_RESERVATION);
+    out_of_memory();
+  }
+  memory->data = data;
   memory->pages = initial_pages;
   memory->max_pages = max_pages > MAX_PAGES ? MAX_PAGES : max_pages;
   memory->size = initial_pages * WASM_PAGE;
+  /* The running call (instantiation, which fills the memory next) is guarded from here on. */
+  inst->memory_lo = (uintptr_t)data;
+  inst->memory_hi = (uintptr_t)data + MEMORY_RESERVATION;
+  inst->guard->lo = inst->memory_lo;
+  inst->guard->hi = inst->memory_hi;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+/* The data never moves, and pages never touched are zero already. */
 uint32_t wasm_rt_grow_memory(wasm_rt_memory_t* memory, uint32_t delta) {
   uint32_t old_pages = memory->pages;
   uint64_t new_pages = (uint64_t)old_pages + delta;
   if (new_pages > memory->max_pages) return UINT32_MAX;
   if (delta == 0) return old_pages;
-  uint8_t* data = realloc(memory->data, (size_t)new_pages * WASM_PAGE);
-  if (!data) return UINT32_MAX; /* what memory.grow answers when it cannot */
-  memset(data + (size_t)old_pages * WASM_PAGE, 0, (size_t)delta * WASM_PAGE);
-  memory->data = data;
+  if (mprotect(memory->data + (size_t)old_pages * WASM_PAGE, (size_t)delta * WASM_PAGE, PROT_READ | PROT_WRITE) != 0)
+    return UINT32_MAX; /* what memory.grow answers when it cannot */
   memory->pages = (uint32_t)new_pages;
   memory->size = (uint32_t)new_pages * WASM_PAGE;
   return old_pages;
 }
 
 void wasm_rt_free_memory(wasm_rt_memory_t* memory) {
-  free(memory->data);
+  if (memory->data) munmap(memory->data, MEMORY_RESERVATION);
   memory->data = NULL;
   memory->size = memory->pages = 0;
 }
@@ -209,27 +278,6 @@ void* wasm_rt_exception(void) { return NULL; }
 
 /* ---- circom's interface --------------------------------------------------------------------- */
 
-#define MESSAGE_LIMIT 4096u /* one message read from the module */
-#define TEXT_LIMIT 8192u    /* the error text and a pending log line */
-
-struct Z_runtime_instance_t {
-  pacer_wg_instance* owner;
-};
-
-struct pacer_wg_instance {
-  Z_circuit_instance_t module;
-  struct Z_runtime_instance_t imports;
-  bool instantiated;
-  uint32_t n32, witness_size, input_count;
-  uint32_t prime[PACER_WG_MAX_WORDS];
-  uint32_t circuit_error; /* the code the module passed to exceptionHandler, 0 = none */
-  char errors[TEXT_LIMIT]; /* messages the module printed before it failed */
-  char line[TEXT_LIMIT];   /* log() output not yet ended by a newline */
-  char last_error[TEXT_LIMIT + 256];
-  pacer_wg_log_fn log;
-  void* log_context;
-};
-
 static void append(char* text, const char* more) {
   size_t used = strlen(text), add = strlen(more);
   if (used + add + 1 > TEXT_LIMIT) add = used + 1 < TEXT_LIMIT ? TEXT_LIMIT - used - 1 : 0;
@@ -275,7 +323,16 @@ static void words_to_decimal(const uint32_t* words, uint32_t n32, char* out, siz
 }
 
 static void flush_line(pacer_wg_instance* inst) {
-  if (inst->log) inst->log(inst->log_context, inst->line);
+  if (inst->log) {
+    /* Host code runs: a fault there is the host's, never a trap that would jump over its frames. */
+    pacer_wg_fault_guard* guard = inst->guard;
+    void (*trap)(void) = guard->trap;
+    guard->trap = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    inst->log(inst->log_context, inst->line);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    guard->trap = trap;
+  }
   inst->line[0] = 0;
 }
 
@@ -326,22 +383,37 @@ static const char* circuit_error_text(uint32_t code) {
   return "unknown error";
 }
 
-/* Runs body(inst, arg) with traps caught: PACER_WG_OK, or an error status with last_error set. */
+/* Runs body(inst, arg) with traps caught: PACER_WG_OK, or an error status with last_error set.
+ * For its length, the thread's fault guard names this instance's memory and memory_fault; what
+ * the guard held before (an outer call's, through a log callback) is put back on every way out. */
 typedef void (*guarded_body)(pacer_wg_instance*, void*);
 static int guarded(pacer_wg_instance* inst, guarded_body body, void* arg) {
   jmp_buf target;
   jmp_buf* volatile outer = trap_target;
+  pacer_wg_instance* volatile outer_instance = running_instance;
+  pacer_wg_fault_guard* const guard = __atomic_load_n(&host, __ATOMIC_ACQUIRE)->thread_guard();
+  pacer_wg_fault_guard* const outer_guard_of_inst = inst->guard;
+  const pacer_wg_fault_guard outer_guard = *guard;
   trap_target = &target;
   trap_reason = NULL;
+  running_instance = inst;
+  inst->guard = guard;
   if (!pacer_wasm_stack_floor) pacer_wasm_stack_floor = stack_floor();
   inst->circuit_error = 0;
   inst->errors[0] = 0;
-  if (setjmp(target) == 0) {
-    body(inst, arg);
-    trap_target = outer;
-    return PACER_WG_OK;
-  }
+  guard->lo = inst->memory_lo;
+  guard->hi = inst->memory_hi;
+  guard->trap = memory_fault;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the guard is in place before any access it covers */
+  int status = PACER_WG_OK;
+  if (setjmp(target) != 0) status = PACER_WG_GENERATOR_ERROR;
+  else body(inst, arg);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  *guard = outer_guard;
+  inst->guard = outer_guard_of_inst;
+  running_instance = outer_instance;
   trap_target = outer;
+  if (status == PACER_WG_OK) return PACER_WG_OK;
   if (inst->circuit_error) {
     snprintf(inst->last_error, sizeof inst->last_error, "%s%s%s", circuit_error_text(inst->circuit_error),
              inst->errors[0] ? ": " : "", inst->errors);
@@ -378,8 +450,19 @@ static void destroy(pacer_wg_instance* inst) {
   free(inst);
 }
 
+static void set_host(const pacer_wg_host* given) {
+  if (given && given->size >= offsetof(pacer_wg_host, thread_guard) + sizeof given->thread_guard &&
+      given->thread_guard && __atomic_load_n(&host, __ATOMIC_ACQUIRE) != given)
+    __atomic_store_n(&host, given, __ATOMIC_RELEASE);
+}
+
 static pacer_wg_instance* create(const char* data_dir, char* error, size_t error_size) {
   (void)data_dir;
+  /* Without the host's SIGSEGV handler, an access out of the memory would end the process. */
+  if (!__atomic_load_n(&host, __ATOMIC_ACQUIRE)) {
+    snprintf(error, error_size, "the host gave no fault guard (set_host) to the wasm2c generator");
+    return NULL;
+  }
   pthread_once(&module_once, init_module);
   pacer_wg_instance* inst = calloc(1, sizeof *inst);
   if (!inst) {
@@ -467,8 +550,8 @@ static void witness_body(pacer_wg_instance* inst, void* arg) {
 static int witness(pacer_wg_instance* inst, uint32_t* words) { return guarded(inst, witness_body, words); }
 
 static const pacer_wg_api api = {
-    PACER_WG_ABI_VERSION, "wasm2c", create, destroy, set_log, last_error, field_words, prime, witness_size,
-    input_count, begin, input_size, set_input, witness,
+    PACER_WG_ABI_VERSION, "wasm2c", set_host, create, destroy, set_log, last_error, field_words, prime,
+    witness_size, input_count, begin, input_size, set_input, witness,
 };
 
-EXPORT const pacer_wg_api* pacer_witness_generator_v1(void) { return &api; }
+EXPORT const pacer_wg_api* pacer_witness_generator_v2(void) { return &api; }

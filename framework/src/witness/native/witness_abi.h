@@ -14,8 +14,9 @@
 extern "C" {
 #endif
 
-#define PACER_WG_ABI_VERSION 1u
-#define PACER_WG_ENTRY "pacer_witness_generator_v1"
+#define PACER_WG_ABI_VERSION 2u
+#define PACER_WG_ENTRY "pacer_witness_generator_v2"
+#define PACER_WG_ENTRY_V1 "pacer_witness_generator_v1" /* libraries of older Pacers, named when refused */
 #define PACER_WG_MAX_WORDS 8u /* 256-bit fields at most */
 
 /* What a call returned: ok, an error of the circuit or its input (an assert, an unknown signal),
@@ -24,12 +25,30 @@ enum pacer_wg_status { PACER_WG_OK = 0, PACER_WG_CIRCUIT_ERROR = 1, PACER_WG_GEN
 
 typedef struct pacer_wg_instance pacer_wg_instance;
 
+/* What the host's SIGSEGV handler needs to turn a fault in a generator's memory into a trap of
+ * the running call: one record per thread, owned by the host. A generator fills it for the length
+ * of each call (and puts back what it held before), and clears trap while host code runs inside
+ * the call (a log callback). A fault at an address in [lo, hi) while trap is set calls trap, which
+ * ends the call with an error and never returns; any other fault is not the generator's. */
+typedef struct pacer_wg_fault_guard {
+  uintptr_t lo, hi;   /* the address range reserved for the running call's memory; lo == hi: none */
+  void (*trap)(void); /* null outside a generator's code */
+} pacer_wg_fault_guard;
+
+/* What the host gives a library, once, before any other call. */
+typedef struct pacer_wg_host {
+  uint32_t size;                               /* sizeof(pacer_wg_host): later fields go at the end */
+  pacer_wg_fault_guard* (*thread_guard)(void); /* the calling thread's record */
+} pacer_wg_host;
+
 /* One line the circuit printed (circom's log()), without its newline. Must not throw or jump. */
 typedef void (*pacer_wg_log_fn)(void* context, const char* line);
 
 typedef struct pacer_wg_api {
   uint32_t abi_version; /* PACER_WG_ABI_VERSION */
   const char* kind;     /* "wasm2c" or "circom-cpp" */
+  /* Called once, right after the library is loaded; `host` lives as long as the process. */
+  void (*set_host)(const pacer_wg_host* host);
 
   /* A fresh instance with its own memory. data_dir: the folder of the library (the C++ generator
    * finds its .dat there). On failure: null, and a message in error[error_size]. */
