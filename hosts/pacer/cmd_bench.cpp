@@ -38,8 +38,7 @@ namespace {
 
 struct Options {
   std::string config;
-  std::string zkey;
-  std::string key_id;
+  KeyChoice key;
   std::vector<std::string> witnesses;
   GeneratorCliOptions generator;  // --wasm/--circuit-cpp + --input: witnesses computed in each proof
   // Signed, so that "-1" is refused with a clear message instead of wrapping to 2^64 - 1.
@@ -138,22 +137,7 @@ void run_proofs(Prover& prover, const std::shared_ptr<ResidentKey>& key, size_t 
   if (first_error) std::rethrow_exception(first_error);
 }
 
-// Same lookup as `pacer prove`: --zkey as given, or the [[keys]] entry named by --key.
-std::string zkey_path(const Options& options, const Config& config) {
-  if (!options.zkey.empty()) return options.zkey;
-  const KeyEntry* entry = config.find_key(options.key_id);
-  if (!entry) {
-    std::string ids;
-    for (const auto& k : config.keys) ids += (ids.empty() ? "" : ", ") + k.id;
-    throw InputError(fmt::format("--key {}: no [[keys]] entry with that id in {} (declared: {})", options.key_id,
-                                 config.source_name(), ids.empty() ? "none" : ids));
-  }
-  return entry->zkey.string();
-}
-
 int run_bench(const Options& options) {
-  if (options.zkey.empty() == options.key_id.empty())
-    throw InputError("bench: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)");
   // Every proof keeps a sample and a queued future; jobs are the engine's proofs in flight.
   constexpr int64_t kMaxProofs = 100'000'000, kMaxJobs = kMaxJobsInFlight;
   if (options.proofs < 1 || options.proofs > kMaxProofs)
@@ -166,7 +150,7 @@ int run_bench(const Options& options) {
   const size_t proofs = static_cast<size_t>(options.proofs), jobs = static_cast<size_t>(options.jobs),
                warmup = static_cast<size_t>(options.warmup);
   const Config config = load_config_or_defaults(options.config);
-  const std::string zkey = zkey_path(options, config);
+  const std::string zkey = options.key.path(config, "bench");
   const bool from_inputs = !options.generator.inputs.empty();
   if (from_inputs == !options.witnesses.empty())
     throw InputError("bench: give either --witness W.wtns or --input input.json with --wasm or --circuit-cpp");
@@ -177,7 +161,7 @@ int run_bench(const Options& options) {
   Engine engine(config, make_logger(config.host.log_level), RuntimeOptions{static_cast<unsigned>(jobs)});
   // Fail before the key load and the proofs, not after them.
   std::vector<NamedFile> inputs = config_input(options.config), outputs;
-  inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
+  inputs.push_back({options.key.label(), zkey});
   for (const auto& w : options.witnesses) inputs.push_back({"--witness", w});
   add_generator_inputs(options.generator, inputs);
   if (!options.summary_path.empty()) outputs.push_back({"--json", options.summary_path});
@@ -276,10 +260,7 @@ Subcommand add_bench_command(CLI::App& root) {
       "--jobs of them in flight, cycling through the --witness files (or the --input files, each proof\n"
       "then running the --wasm/--circuit-cpp generator in its witness stage). Prints wall time, proofs/s,\n"
       "latency and per-stage percentiles, peak memory and CPU time; --json and --trace save them.");
-  auto* zkey = cmd->add_option("--zkey", options->zkey, "proving key (.zkey, as snarkjs writes it)")
-                   ->check(CLI::ExistingFile);
-  auto* key = cmd->add_option("--key", options->key_id, "id of a [[keys]] entry of the --config file, instead of --zkey");
-  zkey->excludes(key);
+  options->key.add_options(*cmd);
   cmd->add_option("--witness", options->witnesses, "witness (.wtns); repeat to cycle through several")
       ->check(CLI::ExistingFile);
   add_generator_options(*cmd, options->generator);

@@ -26,8 +26,7 @@ namespace {
 
 struct Options {
   std::string config;
-  std::string zkey;
-  std::string key_id;
+  KeyChoice key;
   std::vector<std::string> witnesses;
   GeneratorCliOptions generator;  // --wasm/--circuit-cpp + --input instead of --witness
   std::string witness_out;        // --witness-out: the computed witness, as a .wtns
@@ -45,10 +44,10 @@ Options with_positional(Options options) {
     throw InputError(fmt::format("prove: {} positional argument{}; the positional form is rapidsnark's: {}",
                                  options.positional.size(), options.positional.size() == 1 ? "" : "s",
                                  kRapidsnarkForm));
-  if (!options.zkey.empty() || !options.key_id.empty() || !options.witnesses.empty() || options.generator.given())
+  if (options.key.given() || !options.witnesses.empty() || options.generator.given())
     throw InputError(fmt::format("prove: give the files either as options or positionally ({}), not both",
                                  kRapidsnarkForm));
-  options.zkey = options.positional[0];
+  options.key.zkey = options.positional[0];
   options.witnesses = {options.positional[1]};
   options.proof = options.positional[2];
   options.public_inputs = options.positional[3];
@@ -57,8 +56,8 @@ Options with_positional(Options options) {
 
 // The generator of --key's [[keys]] entry, when the command gives inputs but no generator.
 GeneratorCliOptions generator_of_key(GeneratorCliOptions generator, const Options& options, const Config& config) {
-  if (generator.given() || generator.inputs.empty() || options.key_id.empty()) return generator;
-  if (const KeyEntry* entry = config.find_key(options.key_id)) {
+  if (generator.given() || generator.inputs.empty() || options.key.id.empty()) return generator;
+  if (const KeyEntry* entry = config.find_key(options.key.id)) {
     generator.wasm = entry->wasm.string();
     generator.circuit_cpp = entry->circuit_cpp.string();
   }
@@ -72,24 +71,10 @@ fs::path output_path(const std::string& base, size_t index, size_t count) {
   return p.parent_path() / fmt::format("{}-{}{}", p.stem().string(), index, p.extension().string());
 }
 
-std::string zkey_path(const Options& options, const Config& config) {
-  if (!options.zkey.empty()) return options.zkey;
-  const KeyEntry* entry = config.find_key(options.key_id);
-  if (!entry) {
-    std::string ids;
-    for (const auto& k : config.keys) ids += (ids.empty() ? "" : ", ") + k.id;
-    throw InputError(fmt::format("--key {}: no [[keys]] entry with that id in {} (declared: {})", options.key_id,
-                                 config.source_name(), ids.empty() ? "none" : ids));
-  }
-  return entry->zkey.string();
-}
-
 int run_prove(const Options& given) {
   const Options options = with_positional(given);
-  if (options.zkey.empty() == options.key_id.empty())
-    throw InputError("prove: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)");
   Config config = load_config_or_defaults(options.config);
-  const std::string zkey = zkey_path(options, config);
+  const std::string zkey = options.key.path(config, "prove");
   const GeneratorCliOptions generator_options = generator_of_key(options.generator, options, config);
   const bool from_inputs = !generator_options.inputs.empty();
   if (from_inputs == !options.witnesses.empty())
@@ -109,7 +94,7 @@ int run_prove(const Options& given) {
   // Before any work: no output may be an input, a device or another output (checked once the
   // engine knows its plugin files).
   std::vector<NamedFile> inputs = config_input(options.config), outputs;
-  inputs.push_back({options.key_id.empty() ? "--zkey" : "--key " + options.key_id, zkey});
+  inputs.push_back({options.key.label(), zkey});
   for (const auto& w : options.witnesses) inputs.push_back({"--witness", w});
   add_generator_inputs(generator_options, inputs);
   for (size_t i = 0; i < count; ++i) {
@@ -223,10 +208,7 @@ Subcommand add_prove_command(CLI::App& root) {
       "With several the outputs are numbered in the order given: proof-0.json/public-0.json, ...\n"
       "(the number goes before the extension of --proof/--public). rapidsnark's form works too:\n"
       "pacer prove circuit.zkey witness.wtns proof.json public.json");
-  auto* zkey = cmd->add_option("--zkey", options->zkey, "proving key (.zkey, as snarkjs writes it)")
-                   ->check(CLI::ExistingFile);
-  auto* key = cmd->add_option("--key", options->key_id, "id of a [[keys]] entry of the --config file, instead of --zkey");
-  zkey->excludes(key);
+  options->key.add_options(*cmd);
   cmd->add_option("--witness", options->witnesses, "witness (.wtns); repeat for several proofs")
       ->check(CLI::ExistingFile);
   add_generator_options(*cmd, options->generator);

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pacer/backend.hpp"
+#include "pacer/error.hpp"
 #include "pacer/formats/writers.hpp"
 #include "pacer/logging.hpp"
 
@@ -17,6 +18,27 @@ void add_config_option(CLI::App& command, std::string& path) {
   command.add_option("--config", path,
                      "TOML config selecting backend, allocator, scheduler (default: cpu, pooled, greedy); "
                      "see examples/configs/default.toml");
+}
+
+void KeyChoice::add_options(CLI::App& command) {
+  auto* file = command.add_option("--zkey", zkey, "proving key (.zkey, as snarkjs writes it)")->check(CLI::ExistingFile);
+  auto* entry = command.add_option("--key", id, "id of a [[keys]] entry of the --config file, instead of --zkey");
+  file->excludes(entry);
+}
+
+std::string KeyChoice::path(const Config& config, std::string_view command) const {
+  if (zkey.empty() == id.empty())
+    throw InputError(fmt::format("{}: give either --zkey FILE or --key ID (an id from [[keys]] in the --config file)",
+                                 command));
+  if (!zkey.empty()) return zkey;
+  const KeyEntry* entry = config.find_key(id);
+  if (!entry) {
+    std::string ids;
+    for (const auto& k : config.keys) ids += (ids.empty() ? "" : ", ") + k.id;
+    throw InputError(fmt::format("--key {}: no [[keys]] entry with that id in {} (declared: {})", id,
+                                 config.source_name(), ids.empty() ? "none" : ids));
+  }
+  return entry->zkey.string();
 }
 
 Config load_config_or_defaults(const std::string& path) {

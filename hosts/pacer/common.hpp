@@ -39,6 +39,20 @@ Subcommand add_queue_command(CLI::App& root);
 Subcommand add_witness_command(CLI::App& root);
 
 // Adds the --config FILE option every subcommand takes; `path` stays empty without it.
+// The key a command proves with: --zkey FILE, or --key ID naming a [[keys]] entry of the config;
+// one of them, never both.
+struct KeyChoice {
+  std::string zkey, id;
+  // Adds --zkey and --key to `command`, excluding each other.
+  void add_options(CLI::App& command);
+  bool given() const { return !zkey.empty() || !id.empty(); }
+  // The .zkey file: --zkey as given, or the zkey of the entry --key names. Neither given, or no
+  // such entry: InputError naming `command` and the ids the config declares.
+  std::string path(const Config& config, std::string_view command) const;
+  // How an error names it: "--zkey" or "--key ID".
+  std::string label() const { return id.empty() ? "--zkey" : "--key " + id; }
+};
+
 void add_config_option(CLI::App& command, std::string& path);
 
 // The config at `path`, or the built-in defaults (cpu / plain / greedy) when `path` is empty.
