@@ -104,3 +104,16 @@ TEST_CASE("engine: the memory budget keeps proofs in flight within it, and one p
   for (auto& f : proofs) outs.push_back(f.get());
   for (size_t i = 1; i < outs.size(); ++i) CHECK(outs[i].started_at >= outs[i - 1].ended_at);
 }
+
+TEST_CASE("engine: a proof's admission bytes are its witness, its a/b/c and the scratch its backend reports", "[engine]") {
+  Rig rig;
+  pacer::Prover prover(rig.parts, pacer::EngineOptions{});
+  auto key = prover.load_key(kCircuit + "/circuit.zkey");
+  const pacer::ProvingKey& pk = key->key();
+  const pacer::MemoryNeeds needs = rig.parts.backend->memory_needs(*key);
+  CHECK(needs.host_per_proof > 0);  // the cpu backend's five MSMs
+  CHECK(needs.host_per_key > 0);    // its decoded points
+  CHECK(needs.device_per_key == 0);
+  CHECK(prover.proof_bytes(*key) ==
+        (uint64_t(pk.n_vars) + 3 * uint64_t(pk.domain_size)) * sizeof(pacer::Fr256) + needs.host_per_proof);
+}
