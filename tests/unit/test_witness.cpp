@@ -414,8 +414,14 @@ TEST_CASE("a segfault of the host outside a generator's call still ends the proc
     }
     int status = 0;
     REQUIRE(::waitpid(child, &status, 0) == child);
+#if defined(__SANITIZE_ADDRESS__)
+    // The handler before ours is the sanitizer's: it reports the fault and ends the process with its
+    // own exit status (UBSan stops the null store before it faults, the same way).
+    CHECK((WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)));
+#else
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGSEGV);
+#endif
   }
   ::munmap(no_access, 4096);
 }
