@@ -18,7 +18,7 @@ Prover::~Prover() = default;  // Impl's destructor waits for every proof, then j
 
 const EngineParts& Prover::parts() const { return impl_->parts; }
 
-unsigned Prover::jobs_in_flight() const { return impl_->jobs; }
+unsigned Prover::jobs_in_flight() const { return impl_->admission.max_in_flight(); }
 
 Prover::LaneHealth Prover::lane_health() const { return impl_->lanes.health(); }
 

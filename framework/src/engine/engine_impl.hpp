@@ -41,7 +41,6 @@ struct Prover::Impl {
         options(std::move(o)),
         admission(std::clamp(options.jobs_in_flight, 1u, kMaxJobsInFlight),
                   options.memory_budget_bytes ? options.memory_budget_bytes : mem_available_bytes() / 4 * 3),
-        jobs(admission.max_in_flight()),
         lanes(parts.backend->info(), parts.log) {
     lane_calls_overlap = parts.backend->info().lane_calls_overlap;
     for (unsigned l = 0; l < lanes.lanes(); ++l) strands.push_back(asio::make_strand(drivers.get_executor()));
@@ -55,6 +54,7 @@ struct Prover::Impl {
     // lane's strand), five where the lane's calls overlap (msm_g2, the H MSM and, for small keys,
     // the A, B1 and C MSMs side by side), so that many per proof in flight means an admitted stage
     // never waits for a thread behind stages that are paused.
+    const unsigned jobs = admission.max_in_flight();
     const unsigned threads = (lane_calls_overlap ? 5 : 3) * jobs + 1;
     for (unsigned t = 0; t < threads; ++t) {
       try {
@@ -165,7 +165,6 @@ struct Prover::Impl {
   EngineParts parts;
   EngineOptions options;
   Admission<std::shared_ptr<Job>> admission;  // [pipeline] jobs_in_flight and the memory budget
-  const unsigned jobs;
   LanePool lanes;
   std::atomic<JobId> next_job{1};
   std::atomic<int> next_worker{0};
