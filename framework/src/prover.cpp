@@ -2,6 +2,10 @@
 // executors under the scheduler: engine/engine_impl.hpp holds the state, engine/dispatch.cpp moves
 // a proof through its graph, engine/proof_end.cpp ends it; the stage work itself is in
 // engine/stage_bodies.cpp, proof_stages.cpp (assembly) and the backend.
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
 #include "engine/engine_impl.hpp"
 
 namespace pacer {
@@ -34,7 +38,12 @@ uint64_t Prover::proof_bytes(const ResidentKey& resident) const {
 }
 
 std::shared_ptr<ResidentKey> Prover::load_key(const std::string& zkey_path) {
-  auto key = read_zkey(zkey_path);
+  const auto start = std::chrono::steady_clock::now();
+  auto key = read_zkey(zkey_path, &*impl_->parts.pool);
+  if (impl_->parts.log)
+    impl_->parts.log->debug("{}: header, sections and {} coefficient records read and validated in {:.0f} ms", zkey_path,
+                            key->n_coeffs,
+                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   if (impl_->key_checks) return impl_->key_checks->load(std::move(key));
   return impl_->parts.backend->load(key);
 }

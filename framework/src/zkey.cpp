@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "pacer/error.hpp"
 #include "pacer/math/curves.hpp"
+#include "pacer/thread_pool.hpp"
 
 namespace pacer {
 
@@ -182,8 +185,9 @@ void read_point_sections(const BinFile& bin, ProvingKey& key) {
   key.h = point_section(bin, 9, "H", key.domain_size, "domainSize", g1);
 }
 
-// Section 4: validated once here, so the MatVec can index a/b and the witness unchecked.
-void read_coefficients(const BinFile& bin, ProvingKey& key) {
+// Section 4: validated once here, so the MatVec can index a/b and the witness unchecked. A 2^24 key
+// holds ~10^8 records: chunks on the pool find the first bad one, which is then named alone.
+void read_coefficients(const BinFile& bin, ProvingKey& key, ThreadPool* pool) {
   SectionReader section(bin, 4, "coefficients");
   key.n_coeffs = section.u32();
   const uint64_t record_bytes = 12ull + key.n8r;
@@ -194,22 +198,36 @@ void read_coefficients(const BinFile& bin, ProvingKey& key) {
                          " bytes need " + std::to_string(expected));
   key.coeffs = section.bytes(expected);
   const Fr256& r = constants(key.curve).r;
-  for (uint64_t i = 0; i < key.n_coeffs; ++i) {
+  const auto problem = [&](uint64_t i) -> std::optional<std::string> {
     const size_t at = i * record_bytes;
     const uint32_t matrix = le::u32(key.coeffs, at);
     const uint32_t constraint = le::u32(key.coeffs, at + 4);
     const uint32_t signal = le::u32(key.coeffs, at + 8);
-    // The message is built only on failure: this loop runs once per coefficient at every key load.
-    const auto record = [i] { return "coefficient record " + std::to_string(i) + ": "; };
-    if (matrix > 1) fail(bin.path(), record() + "matrix " + std::to_string(matrix) + " is not 0 (A) or 1 (B)");
+    if (matrix > 1) return "matrix " + std::to_string(matrix) + " is not 0 (A) or 1 (B)";
     if (constraint >= key.domain_size)
-      fail(bin.path(), record() + "constraint " + std::to_string(constraint) + " is not below domainSize " +
-                           std::to_string(key.domain_size));
-    if (signal >= key.n_vars)
-      fail(bin.path(), record() + "signal " + std::to_string(signal) + " is not below nVars " +
-                           std::to_string(key.n_vars));
-    if (!fr256_less_than(le::fr256(key.coeffs, at + 12), r)) fail(bin.path(), record() + "value is not below r");
-  }
+      return "constraint " + std::to_string(constraint) + " is not below domainSize " + std::to_string(key.domain_size);
+    if (signal >= key.n_vars) return "signal " + std::to_string(signal) + " is not below nVars " + std::to_string(key.n_vars);
+    if (!fr256_less_than(le::fr256(key.coeffs, at + 12), r)) return std::string("value is not below r");
+    return std::nullopt;
+  };
+  constexpr uint64_t kChunk = 1 << 16;
+  std::atomic<uint64_t> first_bad{UINT64_MAX};
+  run_tasks(pool, (key.n_coeffs + kChunk - 1) / kChunk, [&](size_t c) {
+    const uint64_t end = std::min<uint64_t>(key.n_coeffs, (c + 1) * kChunk);
+    for (uint64_t i = c * kChunk; i < end; ++i) {
+      const size_t at = i * record_bytes;
+      // The common case without building a message: this loop runs once per coefficient.
+      if (le::u32(key.coeffs, at) <= 1 && le::u32(key.coeffs, at + 4) < key.domain_size &&
+          le::u32(key.coeffs, at + 8) < key.n_vars && fr256_less_than(le::fr256(key.coeffs, at + 12), r))
+        continue;
+      uint64_t seen = first_bad.load();
+      while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+      }
+      return;
+    }
+  });
+  if (const uint64_t i = first_bad.load(); i != UINT64_MAX)
+    fail(bin.path(), "coefficient record " + std::to_string(i) + ": " + problem(i).value_or("damaged"));
 }
 
 }  // namespace
@@ -232,7 +250,7 @@ bool fr256_less_than(const Fr256& a, const Fr256& b) {
   return false;
 }
 
-std::shared_ptr<const ProvingKey> read_zkey(const std::string& path) {
+std::shared_ptr<const ProvingKey> read_zkey(const std::string& path, ThreadPool* pool) {
   const BinFile bin(path, "zkey", kZkeyMaxVersion);
   auto key = std::make_shared<ProvingKey>();
   key->path = path;
@@ -242,7 +260,7 @@ std::shared_ptr<const ProvingKey> read_zkey(const std::string& path) {
   check_header_points(path, *key);
   read_point_sections(bin, *key);
   check_ic_points(path, *key);
-  read_coefficients(bin, *key);
+  read_coefficients(bin, *key, pool);
   return key;
 }
 

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -301,11 +303,16 @@ class CudaBackend final : public Backend {
     const ProvingKey& pk = *key;
     const std::array<std::pair<std::span<const std::byte>, const char*>, 4> g1_sections = {
         {{pk.a, "5 (A)"}, {pk.b1, "6 (B1)"}, {pk.c, "8 (C)"}, {pk.h, "9 (H)"}}};
-    // Checked on the CPU once, whatever the GPU does with them later.
-    for (const auto& [bytes, name] : g1_sections) check_points<G1>(bytes, pk.path, name);
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    const auto ms_since = [](Clock::time_point t) {
+      return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    };
+    // The points that go to the GPU are checked on the CPU as they pass through the staging buffers
+    // (once, on the first device): the key is read once, and no point reaches a proof unchecked,
+    // since a bad one fails the whole load.
     KeyPoints<G2> b2_host;
-    if (opt_.g2_on_gpu) check_points<G2>(pk.b2, pk.path, "7 (B2)");
-    else b2_host = KeyPoints<G2>(pk.b2, host_.pool, opt_.cpu_kernels, pk.path, "7 (B2)");
+    if (!opt_.g2_on_gpu) b2_host = KeyPoints<G2>(pk.b2, host_.pool, opt_.cpu_kernels, pk.path, "7 (B2)");
 
     uint64_t need = 0;
     for (const auto& [bytes, name] : g1_sections) need += bytes.size();
@@ -323,7 +330,13 @@ class CudaBackend final : public Backend {
     // The rows are built on the host pool while this thread uploads the points and the GPU makes
     // their window copies (their size is known from the record count alone). An early throw below
     // still waits for the build: std::async's future joins in its destructor.
-    auto rows_built = std::async(std::launch::async, [&] { return build_constraint_rows(pk, host_.pool); });
+    double rows_build_ms = 0;
+    auto rows_built = std::async(std::launch::async, [&] {
+      const auto start = Clock::now();
+      auto built = build_constraint_rows(pk, host_.pool);
+      rows_build_ms = ms_since(start);
+      return built;
+    });
     std::shared_ptr<const ConstraintRows> rows;
     bool rows_on_device = false;
     if (opt_.synthesis_on_gpu) {
@@ -358,6 +371,9 @@ class CudaBackend final : public Backend {
       need += copies_bytes;
     }
     std::vector<typename CudaResidentKey<Curve>::OnDevice> on_devices(opt_.devices.size());
+    cuda::UploadStaging staging;
+    const auto host_copy = [this](void* dst, const void* src, size_t bytes) { parallel_copy(dst, src, bytes); };
+    double points_ms = 0, rows_wait_ms = 0, rows_upload_ms = 0;
     for (size_t slot = 0; slot < opt_.devices.size(); ++slot) {
       const int device = opt_.devices[slot];
       const uint64_t held = key_bytes_->load(), limit = vram_limit(slot);
@@ -369,39 +385,72 @@ class CudaBackend final : public Backend {
             pk.path, need >> 20, device, held >> 20, limit >> 20));
       auto& on = on_devices[slot];
       try {
+        const auto points_start = Clock::now();
+        const bool check = slot == 0;
         for (size_t b = 0; b < 4; ++b) {
-          const auto bytes = g1_sections[b].first;
-          on.g1[b] = cuda::upload_points(device, curve, false, bytes.data(), bytes.size() / point_bytes<G1>(), copies[b]);
+          const auto [bytes, name] = g1_sections[b];
+          on.g1[b] = cuda::upload_points(device, curve, false, bytes.size() / point_bytes<G1>(), staging,
+                                         fill_points<G1>(bytes, pk.path, name, check), copies[b]);
         }
-        if (opt_.g2_on_gpu) on.b2 = cuda::upload_points(device, curve, true, pk.b2.data(), pk.b2.size() / point_bytes<G2>());
+        if (opt_.g2_on_gpu)
+          on.b2 = cuda::upload_points(device, curve, true, pk.b2.size() / point_bytes<G2>(), staging,
+                                      fill_points<G2>(pk.b2, pk.path, "7 (B2)", check));
+        points_ms += ms_since(points_start);
+        const auto rows_start = Clock::now();
         if (!rows) rows = rows_built.get();
+        rows_wait_ms += ms_since(rows_start);
+        const auto upload_start = Clock::now();
         if (rows_on_device)
           on.rows = cuda::upload_rows(device, curve, pk.domain_size, rows->start.data(), rows->wire.data(),
-                                      rows->coef.data()->data(), rows->terms());
+                                      rows->coef.data()->data(), rows->terms(), &staging, host_copy);
+        rows_upload_ms += ms_since(upload_start);
       } catch (const std::exception& e) {
         throw FailedError(fmt::format("{}: cannot make the key resident on GPU {}: {}", pk.path, device, e.what()));
       }
     }
     if (!rows) rows = rows_built.get();  // no device at all: the CPU synthesizes
     if (rows_on_device) rows.reset();     // the devices hold them: no host copy to keep
+    if (host_.log)
+      host_.log->debug("{}: resident on the GPU in {:.0f} ms: points checked and uploaded {:.0f} ms (window copies included), "
+                       "constraint rows built in {:.0f} ms beside them (then waited {:.0f} ms), rows uploaded {:.0f} ms",
+                       pk.path, ms_since(t0), points_ms, rows_build_ms, rows_wait_ms, rows_upload_ms);
     return std::make_unique<CudaResidentKey<Curve>>(std::move(key), std::move(on_devices), std::move(b2_host),
                                                     std::move(rows), key_bytes_);
   }
 
-  // Every point of a section canonical and on the curve, in chunks (no full host copy).
+  // Fills staging chunks of a point section, on the host pool: a copy, then (with `check`) every
+  // point of it canonical and on the curve, read back while it is in cache.
   template <class Group>
-  void check_points(std::span<const std::byte> bytes, const std::string& path, const char* section) const {
-    constexpr size_t kChunk = 1 << 14;
-    const size_t count = bytes.size() / point_bytes<Group>();
-    run_tasks(host_.pool, (count + kChunk - 1) / kChunk, [&](size_t c) {
-      const size_t begin = c * kChunk, end = std::min(count, begin + kChunk);
-      std::vector<Affine<Group>> chunk(end - begin);
-      for (size_t i = begin; i < end; ++i) chunk[i - begin] = decode_point<Group>(bytes.data() + i * point_bytes<Group>());
-      const size_t bad = first_invalid_key_point<Group>(chunk, opt_.cpu_kernels);
-      if (bad < chunk.size())
-        throw InputError(fmt::format("{}: section {}, point {} is not a point of the curve (coordinates must be below p "
-                                     "and satisfy the curve equation): the key is damaged; make or download it again",
-                                     path, section, begin + bad));
+  cuda::FillChunk fill_points(std::span<const std::byte> section, const std::string& path, const char* name,
+                              bool check) const {
+    return [this, section, &path, name, check](size_t offset, size_t bytes, void* dst) {
+      constexpr size_t kPoints = 1 << 14, pb = point_bytes<Group>();
+      const size_t count = bytes / pb, first = offset / pb;
+      run_tasks(host_.pool, (count + kPoints - 1) / kPoints, [&](size_t c) {
+        const size_t begin = c * kPoints, end = std::min(count, begin + kPoints);
+        std::byte* out = static_cast<std::byte*>(dst) + begin * pb;
+        std::memcpy(out, section.data() + offset + begin * pb, (end - begin) * pb);
+        if (!check) return;
+        std::vector<Affine<Group>> points(end - begin);
+        for (size_t i = 0; i < points.size(); ++i) points[i] = decode_point<Group>(out + i * pb);
+        const size_t bad = first_invalid_key_point<Group>(points, opt_.cpu_kernels);
+        if (bad < points.size())
+          throw InputError(fmt::format("{}: section {}, point {} is not a point of the curve (coordinates must be "
+                                       "below p and satisfy the curve equation): the key is damaged; make or "
+                                       "download it again",
+                                       path, name, first + begin + bad));
+      });
+    };
+  }
+
+  // A large host-to-host copy on the pool (into the staging buffers: one thread alone would pace
+  // the upload).
+  void parallel_copy(void* dst, const void* src, size_t bytes) const {
+    constexpr size_t kPiece = size_t(1) << 20;
+    run_tasks(host_.pool, (bytes + kPiece - 1) / kPiece, [&](size_t p) {
+      const size_t at = p * kPiece;
+      std::memcpy(static_cast<std::byte*>(dst) + at, static_cast<const std::byte*>(src) + at,
+                  std::min(kPiece, bytes - at));
     });
   }
 

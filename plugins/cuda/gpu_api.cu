@@ -182,8 +182,69 @@ size_t ResidentRows::bytes() const { return impl_->start.bytes() + impl_->wire.b
 
 size_t rows_bytes(size_t domain, size_t terms) { return (2 * domain + 1) * 4 + terms * (4 + 32); }
 
+// --- staged uploads -----------------------------------------------------------------------------
+
+struct UploadStaging::Impl {
+  size_t bytes;
+  PinnedBuffer buffers[2];  // cudaMallocHost memory is portable under UVA: any device may copy from it
+  explicit Impl(size_t b) : bytes(b), buffers{PinnedBuffer(b), PinnedBuffer(b)} {}
+};
+UploadStaging::UploadStaging(size_t buffer_bytes) : impl_(std::make_unique<Impl>(buffer_bytes)) {}
+UploadStaging::~UploadStaging() = default;
+
+namespace {
+// Copies `bytes` to `dst` on the current device, `fill` writing chunks of whole `unit`s into one
+// buffer while the other is on its way. Returns when everything is on the device.
+void staged_copy(UploadStaging::Impl& st, void* dst, size_t bytes, size_t unit, const FillChunk& fill) {
+  const size_t chunk = st.bytes / unit * unit;
+  if (chunk == 0) throw std::invalid_argument("pacer::cuda: staging buffers smaller than one element");
+  Stream stream;
+  Event copied[2] = {Event(false), Event(false)};
+  bool in_flight[2] = {false, false};
+  try {
+    size_t i = 0;
+    for (size_t offset = 0; offset < bytes; offset += chunk, ++i) {
+      const size_t n = std::min(chunk, bytes - offset), b = i & 1;
+      if (in_flight[b]) copied[b].sync();  // the DMA that read this buffer last is done
+      fill(offset, n, st.buffers[b].get());
+      CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + offset, st.buffers[b].get(), n, cudaMemcpyHostToDevice,
+                                 stream));
+      copied[b].record(stream);
+      in_flight[b] = true;
+    }
+    stream.sync();
+  } catch (...) {
+    cudaStreamSynchronize(stream);  // no DMA may still read the buffers once they are refilled or freed
+    throw;
+  }
+}
+
+using CopyIn = std::function<void(void* dst, size_t bytes)>;
+
+std::unique_ptr<ResidentPoints> make_resident_points(int device, Curve curve, bool g2, size_t count,
+                                                     const WindowCopies& copies, const CopyIn& copy_in) {
+  DeviceScope scope(device);
+  auto impl = std::make_unique<ResidentPoints::Impl>();
+  impl->device = device;
+  impl->curve = curve;
+  impl->g2 = g2;
+  impl->count = count;
+  if (g2 && copies.copies > 1) throw std::invalid_argument("pacer::cuda: window copies are for G1 bases only");
+  impl->copies = copies.copies > 1 ? copies : WindowCopies{};
+  const size_t bytes = count * affine_bytes(curve, g2);
+  impl->buf.allocate(bytes * impl->copies.copies, g2 ? "resident G2 points" : "resident G1 points", device);
+  if (bytes) copy_in(impl->buf.get(), bytes);
+  if (bytes && impl->copies.copies > 1) {
+    make_msm(curve, g2, device, {})->precompute(impl->buf.get(), count, impl->copies, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream: done before any lane reads them
+  }
+  return std::make_unique<ResidentPoints>(std::move(impl));
+}
+}  // namespace
+
 std::unique_ptr<ResidentRows> upload_rows(int device, Curve curve, size_t domain, const uint32_t* start,
-                                          const uint32_t* wire, const uint64_t* coef, size_t terms) {
+                                          const uint32_t* wire, const uint64_t* coef, size_t terms,
+                                          UploadStaging* staging, const HostCopy& copy) {
   if (domain == 0 || domain >= (size_t(1) << 31)) throw std::invalid_argument("pacer::cuda: rows of a bad domain size");
   if (start[2 * domain] != terms) throw std::invalid_argument("pacer::cuda: row starts do not end at the term count");
   DeviceScope scope(device);
@@ -195,10 +256,19 @@ std::unique_ptr<ResidentRows> upload_rows(int device, Curve curve, size_t domain
   impl->start.allocate((2 * domain + 1) * 4, "constraint row starts", device);
   impl->wire.allocate(std::max<size_t>(terms, 1) * 4, "constraint row wires", device);
   impl->coef.allocate(std::max<size_t>(terms, 1) * 32, "constraint row coefficients", device);
-  CUDA_CHECK(cudaMemcpy(impl->start.get(), start, (2 * domain + 1) * 4, cudaMemcpyHostToDevice));
+  const auto put = [&](void* dst, const void* src, size_t bytes, size_t unit) {
+    if (!staging || !copy) {
+      CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+      return;
+    }
+    staged_copy(staging->impl(), dst, bytes, unit, [&](size_t offset, size_t n, void* chunk) {
+      copy(chunk, static_cast<const char*>(src) + offset, n);
+    });
+  };
+  put(impl->start.get(), start, (2 * domain + 1) * 4, 4);
   if (terms) {
-    CUDA_CHECK(cudaMemcpy(impl->wire.get(), wire, terms * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(impl->coef.get(), coef, terms * 32, cudaMemcpyHostToDevice));
+    put(impl->wire.get(), wire, terms * 4, 4);
+    put(impl->coef.get(), coef, terms * 32, 32);
   }
   return std::make_unique<ResidentRows>(std::move(impl));
 }
@@ -215,22 +285,16 @@ WindowCopies plan_window_copies(Curve curve, bool g2, size_t count) {
 
 std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, const void* affine_points, size_t count,
                                               const WindowCopies& copies) {
-  DeviceScope scope(device);
-  auto impl = std::make_unique<ResidentPoints::Impl>();
-  impl->device = device;
-  impl->curve = curve;
-  impl->g2 = g2;
-  impl->count = count;
-  if (g2 && copies.copies > 1) throw std::invalid_argument("pacer::cuda: window copies are for G1 bases only");
-  impl->copies = copies.copies > 1 ? copies : WindowCopies{};
-  const size_t bytes = count * affine_bytes(curve, g2);
-  impl->buf.allocate(bytes * impl->copies.copies, g2 ? "resident G2 points" : "resident G1 points", device);
-  if (bytes) CUDA_CHECK(cudaMemcpy(impl->buf.get(), affine_points, bytes, cudaMemcpyHostToDevice));
-  if (bytes && impl->copies.copies > 1) {
-    make_msm(curve, g2, device, {})->precompute(impl->buf.get(), count, impl->copies, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream: done before any lane reads them
-  }
-  return std::make_unique<ResidentPoints>(std::move(impl));
+  return make_resident_points(device, curve, g2, count, copies, [&](void* dst, size_t bytes) {
+    CUDA_CHECK(cudaMemcpy(dst, affine_points, bytes, cudaMemcpyHostToDevice));
+  });
+}
+
+std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, size_t count, UploadStaging& staging,
+                                              const FillChunk& fill, const WindowCopies& copies) {
+  return make_resident_points(device, curve, g2, count, copies, [&](void* dst, size_t bytes) {
+    staged_copy(staging.impl(), dst, bytes, affine_bytes(curve, g2), fill);
+  });
 }
 
 // --- testing ------------------------------------------------------------------------------------

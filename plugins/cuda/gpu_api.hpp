@@ -14,6 +14,7 @@
 // std::invalid_argument.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -99,6 +100,28 @@ class ResidentPoints {
 std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, const void* affine_points,
                                               size_t count, const WindowCopies& copies = {});
 
+// Two page-locked buffers a key's uploads go through: the host fills one while the other is copied,
+// so reading the key file (and checking its points) overlaps the copy instead of preceding it, and
+// the copy runs at DMA speed instead of through the driver's pageable path. One upload at a time.
+class UploadStaging {
+ public:
+  struct Impl;
+  explicit UploadStaging(size_t buffer_bytes = size_t(64) << 20);
+  ~UploadStaging();
+  UploadStaging(const UploadStaging&) = delete;
+  UploadStaging& operator=(const UploadStaging&) = delete;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+// Writes `bytes` bytes of what is uploaded, from byte `offset` of it on, into `dst` (page-locked
+// host memory); it may use many host threads. What it throws ends the upload.
+using FillChunk = std::function<void(size_t offset, size_t bytes, void* dst)>;
+// The same as above, the points written by `fill` in chunks (whole points) through `staging`.
+std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, size_t count, UploadStaging& staging,
+                                              const FillChunk& fill, const WindowCopies& copies = {});
+
 // A key's constraint rows resident on one device, for synthesis there: the framework's
 // ConstraintRows (2·domain + 1 row starts, then per term its wire and its coefficient as the zkey
 // stores it, v·R², 4 limbs). Immutable once uploaded; any lane of the device may read them.
@@ -121,8 +144,12 @@ class ResidentRows {
 };
 // What rows of this shape take on a device.
 size_t rows_bytes(size_t domain, size_t terms);
+// `copy(dst, src, bytes)` fills the staging buffers (e.g. on the host pool); none: the rows are
+// copied by the driver from pageable memory.
+using HostCopy = std::function<void(void* dst, const void* src, size_t bytes)>;
 std::unique_ptr<ResidentRows> upload_rows(int device, Curve curve, size_t domain, const uint32_t* start,
-                                          const uint32_t* wire, const uint64_t* coef, size_t terms);
+                                          const uint32_t* wire, const uint64_t* coef, size_t terms,
+                                          UploadStaging* staging = nullptr, const HostCopy& copy = {});
 
 // Where the time of the last call went (CUDA events; milliseconds).
 struct MsmTiming {

@@ -33,6 +33,10 @@ sed -E '/^(verify_proofs|check_key_subgroups)[[:space:]]*=/d' "$config" >"$work/
 if grep -q '^\[host\]' "$work/bench.toml.in"; then sed "s/^\[host\]\$/[host]\n$host_keys/" "$work/bench.toml.in" >"$work/bench.toml"
 else { cat "$work/bench.toml.in"; printf '\n[host]\n%b\n' "$host_keys"; } >"$work/bench.toml"; fi
 
+sed -E '/^log_level[[:space:]]*=/d' "$config" >"$work/debug.toml.in"
+if grep -q '^\[host\]' "$work/debug.toml.in"; then sed 's/^\[host\]$/[host]\nlog_level = "debug"/' "$work/debug.toml.in" >"$work/debug.toml"
+else { cat "$work/debug.toml.in"; printf '\n[host]\nlog_level = "debug"\n'; } >"$work/debug.toml"; fi
+
 bench() {  # bench TAG KEY WTNS JOBS [bench options...]
   local tag=$1 zkey=$2 wtns=$3 jobs=$4
   shift 4
@@ -57,8 +61,11 @@ key() {  # key CURVE LOG: dev key and witness in $work/CURVE-LOG.*; one proof fo
   "$P" gen-circuit --curve "$curve" --constraints $(((1 << lg) - 100)) --r1cs "$base.r1cs" --witness "$base.wtns"
   "$P" setup --insecure --r1cs "$base.r1cs" --zkey "$base.zkey" --vkey "$work/proofs/$curve-$lg.vkey.json"
   rm -f "$base.r1cs"
-  "$P" prove --config "$config" --zkey "$base.zkey" --witness "$base.wtns" \
-    --proof "$work/proofs/$curve-$lg.proof.json" --public "$work/proofs/$curve-$lg.public.json" 2>&1 | tail -n 3
+  # The default checks (subgroups on), at debug level: the key's load broken down by step.
+  /usr/bin/time -f "wall %e s, cpu %U+%S s, maxrss %M kB" \
+    "$P" prove --config "$work/debug.toml" --zkey "$base.zkey" --witness "$base.wtns" \
+    --proof "$work/proofs/$curve-$lg.proof.json" --public "$work/proofs/$curve-$lg.public.json" 2>&1 |
+    grep -Ei "resident|read and validated|subgroup|record|proof 1|wall|error"
 }
 
 for lg in ${SIZES:-22 24}; do

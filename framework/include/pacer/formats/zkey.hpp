@@ -48,8 +48,11 @@ struct ProvingKey {
   std::shared_ptr<const MappedFile> file;  // keeps the spans valid
 };
 
-// Reads and validates (protocol groth16, known curve, exact section sizes, record bounds).
-// Throws InputError "<path>: <what is wrong>" on any bad input.
-std::shared_ptr<const ProvingKey> read_zkey(const std::string& path);
+class ThreadPool;
+
+// Reads and validates (protocol groth16, known curve, exact section sizes, record bounds), the
+// coefficient records on `pool` where one is given. Throws InputError "<path>: <what is wrong>"
+// on any bad input.
+std::shared_ptr<const ProvingKey> read_zkey(const std::string& path, ThreadPool* pool = nullptr);
 
 }  // namespace pacer

@@ -61,7 +61,10 @@ class KeyPoints {
       : size_(bytes.size() / point_bytes<Group>()), data_(kernels.allocator, size_, Usage::key_points) {
     if (size_ == 0) return;
     std::atomic<size_t> first_bad{size_};
-    constexpr size_t chunk = 1 << 14;
+    // Small keys too are spread over the pool: one 2^14 chunk a task made a 2^13 section one task,
+    // and the five sections of a small key's one-shot proof ~8 ms of a single thread.
+    const size_t threads = pool ? std::max<size_t>(pool->size(), 1) : 1;
+    const size_t chunk = std::clamp<size_t>(size_ / (4 * threads), 512, size_t(1) << 14);
     run_tasks(pool, (size_ + chunk - 1) / chunk, [&](size_t c) {
       const size_t begin = c * chunk, end = std::min(size_, begin + chunk);
       for (size_t i = begin; i < end; ++i)
