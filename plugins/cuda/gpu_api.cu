@@ -1,6 +1,7 @@
 // Host API: devices, resident points and rows (gpu_api.hpp), and the testing entry points. Lanes
 // are in lane.cu.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -187,10 +188,18 @@ size_t rows_bytes(size_t domain, size_t terms) { return (2 * domain + 1) * 4 + t
 struct UploadStaging::Impl {
   size_t bytes;
   PinnedBuffer buffers[2];  // cudaMallocHost memory is portable under UVA: any device may copy from it
+  double fill_ms = 0, wait_ms = 0;
   explicit Impl(size_t b) : bytes(b), buffers{PinnedBuffer(b), PinnedBuffer(b)} {}
 };
 UploadStaging::UploadStaging(size_t buffer_bytes) : impl_(std::make_unique<Impl>(buffer_bytes)) {}
 UploadStaging::~UploadStaging() = default;
+double UploadStaging::fill_ms() const { return impl_->fill_ms; }
+double UploadStaging::dma_wait_ms() const { return impl_->wait_ms; }
+
+void synchronize(int device) {
+  DeviceScope scope(device);
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 namespace {
 // Copies `bytes` to `dst` on the current device, `fill` writing chunks of whole `unit`s into one
@@ -205,8 +214,13 @@ void staged_copy(UploadStaging::Impl& st, void* dst, size_t bytes, size_t unit, 
     size_t i = 0;
     for (size_t offset = 0; offset < bytes; offset += chunk, ++i) {
       const size_t n = std::min(chunk, bytes - offset), b = i & 1;
+      using Clock = std::chrono::steady_clock;
+      const auto t0 = Clock::now();
       if (in_flight[b]) copied[b].sync();  // the DMA that read this buffer last is done
+      const auto t1 = Clock::now();
       fill(offset, n, st.buffers[b].get());
+      st.wait_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+      st.fill_ms += std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
       CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + offset, st.buffers[b].get(), n, cudaMemcpyHostToDevice,
                                  stream));
       copied[b].record(stream);
@@ -221,8 +235,11 @@ void staged_copy(UploadStaging::Impl& st, void* dst, size_t bytes, size_t unit, 
 
 using CopyIn = std::function<void(void* dst, size_t bytes)>;
 
+// wait = false: the window copies are computed on the legacy stream while the caller goes on (the
+// next basis's upload runs on a non-blocking stream beside them); synchronize() before use.
 std::unique_ptr<ResidentPoints> make_resident_points(int device, Curve curve, bool g2, size_t count,
-                                                     const WindowCopies& copies, const CopyIn& copy_in) {
+                                                     const WindowCopies& copies, const CopyIn& copy_in,
+                                                     bool wait = true) {
   DeviceScope scope(device);
   auto impl = std::make_unique<ResidentPoints::Impl>();
   impl->device = device;
@@ -235,8 +252,9 @@ std::unique_ptr<ResidentPoints> make_resident_points(int device, Curve curve, bo
   impl->buf.allocate(bytes * impl->copies.copies, g2 ? "resident G2 points" : "resident G1 points", device);
   if (bytes) copy_in(impl->buf.get(), bytes);
   if (bytes && impl->copies.copies > 1) {
+    // A kernel launch only (the ops object holds nothing the kernel uses).
     make_msm(curve, g2, device, {})->precompute(impl->buf.get(), count, impl->copies, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream: done before any lane reads them
+    if (wait) CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream: done before any lane reads them
   }
   return std::make_unique<ResidentPoints>(std::move(impl));
 }
@@ -292,9 +310,10 @@ std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, 
 
 std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, size_t count, UploadStaging& staging,
                                               const FillChunk& fill, const WindowCopies& copies) {
-  return make_resident_points(device, curve, g2, count, copies, [&](void* dst, size_t bytes) {
-    staged_copy(staging.impl(), dst, bytes, affine_bytes(curve, g2), fill);
-  });
+  return make_resident_points(
+      device, curve, g2, count, copies,
+      [&](void* dst, size_t bytes) { staged_copy(staging.impl(), dst, bytes, affine_bytes(curve, g2), fill); },
+      /*wait=*/false);
 }
 
 // --- testing ------------------------------------------------------------------------------------

@@ -111,6 +111,9 @@ class UploadStaging {
   UploadStaging(const UploadStaging&) = delete;
   UploadStaging& operator=(const UploadStaging&) = delete;
   Impl& impl() { return *impl_; }
+  // Host milliseconds so far: filling the buffers, and waiting for a buffer's DMA to end.
+  double fill_ms() const;
+  double dma_wait_ms() const;
 
  private:
   std::unique_ptr<Impl> impl_;
@@ -118,9 +121,13 @@ class UploadStaging {
 // Writes `bytes` bytes of what is uploaded, from byte `offset` of it on, into `dst` (page-locked
 // host memory); it may use many host threads. What it throws ends the upload.
 using FillChunk = std::function<void(size_t offset, size_t bytes, void* dst)>;
-// The same as above, the points written by `fill` in chunks (whole points) through `staging`.
+// The same as above, the points written by `fill` in chunks (whole points) through `staging`. It
+// returns once they are on the device, before their window copies are: synchronize(device) before
+// a lane uses them.
 std::unique_ptr<ResidentPoints> upload_points(int device, Curve curve, bool g2, size_t count, UploadStaging& staging,
                                               const FillChunk& fill, const WindowCopies& copies = {});
+// Waits for everything queued on the device (the window copies of the uploads above).
+void synchronize(int device);
 
 // A key's constraint rows resident on one device, for synthesis there: the framework's
 // ConstraintRows (2·domain + 1 row starts, then per term its wire and its coefficient as the zkey
