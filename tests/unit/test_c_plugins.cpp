@@ -213,7 +213,7 @@ TEST_CASE("C ABI: the host lends its log, clock and allocator as C tables", "[pl
   CHECK(h->log_enabled(h->ctx, PACER_LOG_ERROR) == 0);  // the rig's logger is off
   h->log(h->ctx, PACER_LOG_ERROR, "not shown");
   REQUIRE(h->allocator != nullptr);
-  CHECK(h->staging == nullptr || h->staging->ctx == plain.get());
+  CHECK((h->staging == nullptr || h->staging->ctx == plain.get()));
 
   pacer_alloc_hints hints{sizeof hints, PACER_USAGE_WITNESS, 0, 64};
   pacer_block block{};

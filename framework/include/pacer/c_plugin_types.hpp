@@ -15,6 +15,13 @@
 
 namespace pacer::cabi {
 
+// The C structs mirror these C++ types; a change here needs its place in plugin_abi.h first (a field
+// or value appended, the minor bumped), or C plugins would silently miss it.
+static_assert(sizeof(AllocStats) == 11 * sizeof(uint64_t), "a new AllocStats field needs a pacer_alloc_stats field");
+static_assert(kUsageCount == PACER_USAGE_STAGING + 1, "a new Usage needs a PACER_USAGE_* value");
+static_assert(kStageCount == PACER_STAGE_RELEASE + 1, "a new Stage needs a PACER_STAGE_* value");
+static_assert(static_cast<int>(ResourceClass::device) == PACER_CLASS_DEVICE, "ResourceClass and PACER_CLASS_* differ");
+
 // A struct the other side filled: its first struct_size bytes; fields it does not know stay zero.
 template <class T>
 T read_in(const T* in) {
