@@ -3,9 +3,9 @@
 # headers alone, loaded by the gcc-built `pacer`:
 #   load        pacer plugins lists the C allocator (examples/c_allocator) and the C++ scheduler on the
 #               C ABI (examples/cabi_scheduler) as loaded, on ABI C/<major.minor>
-#   prove       pacer prove with both on poseidon3/bn128 and chain/bls12381 (and pacer bench, 6 proofs
-#               3 in flight): pacer verify and snarkjs accept the proofs; the debug log shows both
-#               plugins at work
+#   prove       pacer prove with both on poseidon3/bn128 and chain/bls12381: pacer verify and snarkjs
+#               accept the proofs, and the debug log shows both plugins at work; pacer bench runs 6
+#               proofs, 3 in flight, through them
 #   wrong_major a C99 plugin saying C ABI 99.0 is refused in pacer plugins with its reason, and a
 #               config that selects it is refused (exit 2) with the same reason
 # Exit 77 (ctest: skipped) when clang is not installed: scripts/install_deps.sh installs it.
@@ -15,8 +15,8 @@ need_pacer
 
 CLANG=${PACER_CLANG:-$(command -v clang || true)}
 CLANGXX=${PACER_CLANGXX:-$(command -v clang++ || true)}
-if [ -z "$CLANG" ] || [ -z "$CLANGXX" ]; then
-  echo "SKIP: clang/clang++ not found (apt-get install clang, or scripts/install_deps.sh)"
+if [ ! -x "$CLANG" ] || [ ! -x "$CLANGXX" ]; then
+  echo "SKIP: clang/clang++ not found (apt-get install clang, or scripts/install_deps.sh; or set PACER_CLANG, PACER_CLANGXX)"
   exit 77
 fi
 PLUGINS="$WORK/plugins"
@@ -97,14 +97,17 @@ for c in "${todo[@]}"; do
         if [ $rc -eq 0 ] && grep -q 'OK!' "$o/snarkjs.log"; then pass "prove: $fx_name: snarkjs accepts the proof"
         else fail "prove: $fx_name: snarkjs groth16 verify rejected it (exit $rc)"; cat "$o/snarkjs.log"; fi
       done
-      # Several proofs at once: the scheduler queues membw stages behind its one slot and yields.
+      # Several proofs at once through both plugins. Whether a membw stage meets a busy slot here is
+      # a matter of timing (mul3's stages take microseconds): the queueing and the yields are
+      # checked deterministically by the unit tests' simulation (tests/unit/test_c_plugins.cpp).
       fx=$(fixture mul3:bn128)
       rc=0
       run_pacer "$out/bench" bench --config "$WORK/c_abi.toml" --zkey "$fx/circuit.zkey" --witness "$fx/witness.wtns" \
         --proofs 6 --jobs 3 || rc=$?
-      if [ $rc -eq 0 ] && grep -Eq "slots scheduler: [1-9][0-9]* of [0-9]+ membw stages waited" "$out/bench/stderr"; then
-        pass "prove: pacer bench, 6 proofs 3 in flight, with membw stages waiting for the slot"
-      else fail "prove: pacer bench exited $rc or no membw stage waited"; show_output "$out/bench"; fi ;;
+      if [ $rc -eq 0 ] && grep -Eq "slots scheduler: [0-9]+ of [1-9][0-9]* membw stages waited" "$out/bench/stderr" &&
+         grep -Eq "^run +6 proofs" "$out/bench/stdout"; then
+        pass "prove: pacer bench, 6 proofs 3 in flight, through both plugins: $(grep -o 'slots scheduler: .*' "$out/bench/stderr")"
+      else fail "prove: pacer bench exited $rc, or the slots scheduler admitted no membw stage"; show_output "$out/bench"; fi ;;
     wrong_major)
       build_wrong_major || { fail "wrong_major: clang -std=c99 could not build the plugin"; continue; }
       reason="C plugin ABI 99.0 but this host speaks 1."

@@ -70,6 +70,37 @@ TEST_CASE("C ABI: the host loads its own and older minor versions, and refuses a
   CHECK_THAT(*version_refusal(0, 9, 1, 0), Contains("rebuild the plugin against this Pacer's pacer/plugin_abi.h"));
 }
 
+TEST_CASE("C ABI: a descriptor or table short of what its version promises is refused, naming what is missing",
+          "[plugins][cabi]") {
+  using pacer::cabi::descriptor_refusal;
+  pacer_allocator_api table{};
+  table.struct_size = sizeof table;
+  table.create = [](const pacer_params*, const pacer_host*, pacer_allocator**, pacer_error*) { return 0; };
+  table.allocate = [](pacer_allocator*, size_t, const pacer_alloc_hints*, pacer_block*, pacer_error*) { return 0; };
+  table.deallocate = [](pacer_allocator*, const pacer_block*) {};
+  table.stats = [](pacer_allocator*, pacer_alloc_stats*, pacer_error*) { return 0; };
+  table.destroy = [](pacer_allocator*) {};
+  pacer_plugin_descriptor d{sizeof d, 1, 0, PACER_KIND_ALLOCATOR, "mine", "1.0", "test", &table};
+  CHECK_FALSE(descriptor_refusal(d));
+
+  auto refusal = [&](auto change) {
+    pacer_plugin_descriptor copy = d;
+    pacer_allocator_api api = table;
+    copy.api = &api;
+    change(copy, api);
+    const auto r = descriptor_refusal(copy);
+    return r ? *r : std::string("(accepted)");
+  };
+  CHECK_THAT(refusal([](auto& c, auto&) { c.struct_size = 16; }), Contains("its descriptor has 16 bytes"));
+  CHECK_THAT(refusal([](auto& c, auto&) { c.kind = PACER_KIND_BACKEND; }),
+             Contains("backends use the C++ interface"));
+  CHECK_THAT(refusal([](auto& c, auto&) { c.kind = 9; }), Contains("unknown plugin kind 9"));
+  CHECK_THAT(refusal([](auto& c, auto&) { c.name = ""; }), Contains("empty name"));
+  CHECK_THAT(refusal([](auto& c, auto&) { c.api = nullptr; }), Contains("no function table"));
+  CHECK_THAT(refusal([](auto&, auto& a) { a.struct_size = 8; }), Contains("its allocator table has 8 bytes"));
+  CHECK_THAT(refusal([](auto&, auto& a) { a.stats = nullptr; }), Equals("its allocator table has no stats function"));
+}
+
 TEST_CASE("C ABI: a plugin of another major version is refused with its reason, and asking for it repeats it",
           "[plugins][cabi]") {
   Rig rig;
