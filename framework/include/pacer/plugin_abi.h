@@ -193,7 +193,8 @@ typedef struct pacer_host {
   int (*log_enabled)(void* ctx, int level); /* skip formatting a line nobody reads */
   /* Monotonic time in nanoseconds, and a timer: fn(fn_ctx) runs once, at or after when_ns, on
    * another call stack (never inside call_at). Timers still pending when the host shuts down are
-   * dropped uncalled, after every proof has drained. */
+   * dropped uncalled, after every proof has drained. Both NULL where a host lends no clock (`pacer`
+   * always lends one). */
   int64_t (*now_ns)(void* ctx);
   void (*call_at)(void* ctx, int64_t when_ns, pacer_callback fn, void* fn_ctx);
   const pacer_host_allocator* allocator; /* NULL while the allocator itself is being made */
