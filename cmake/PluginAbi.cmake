@@ -1,10 +1,12 @@
-# pacer::kPluginAbi, derived from the headers a plugin compiles against, so that an interface change
-# cannot ship under an old number. Those headers: pacer/plugin.hpp (the plugin interfaces), the
-# framework services a plugin calls into (kPluginAbiRoots below), and every "pacer/..." header
+# pacer::kCxxPluginAbi, the number of the C++ plugin interface (PACER_PLUGIN, pacer/plugin.hpp: backends,
+# and our own allocators and schedulers), derived from the headers such a plugin compiles against, so
+# that an interface change cannot ship under an old number. The C ABI (pacer/plugin_abi.h) has a
+# version written by hand instead: PACER_PLUGIN_ABI_MAJOR/MINOR. Those headers: pacer/plugin.hpp (the
+# plugin interfaces), the framework services a plugin calls into (kCxxPluginAbiRoots below), and every "pacer/..." header
 # these include, transitively. The number is the first 32 bits of the SHA-256 of their code
 # (comments and runs of blank space taken out, so that editing a comment keeps the number).
 #
-#   pacer_plugin_abi(<include dir> <var for the number> <var for the headers' paths>)
+#   pacer_cxx_plugin_abi(<include dir> <var for the number> <var for the headers' paths>)
 #
 # As a script, for tests/plugins/abi_from_headers.sh:
 #   cmake -DINCLUDE_DIR=<dir> -P cmake/PluginAbi.cmake     prints the number
@@ -12,16 +14,16 @@ cmake_minimum_required(VERSION 3.25)
 
 # The services: exceptions thrown across the boundary, the host's thread pool, allocator-backed
 # arrays, the schedulers' bandwidth gate, the logger.
-set(kPluginAbiRoots pacer/plugin.hpp pacer/error.hpp pacer/thread_pool.hpp pacer/buffer.hpp pacer/membw_gate.hpp
+set(kCxxPluginAbiRoots pacer/plugin.hpp pacer/error.hpp pacer/thread_pool.hpp pacer/buffer.hpp pacer/membw_gate.hpp
     pacer/logging.hpp)
 
-function(pacer_plugin_abi include_dir out_abi out_files)
-  set(todo ${kPluginAbiRoots})
+function(pacer_cxx_plugin_abi include_dir out_abi out_files)
+  set(todo ${kCxxPluginAbiRoots})
   set(seen "")
   while(todo)
     list(POP_FRONT todo header)
-    # plugin_abi.hpp is generated from this very hash: it cannot be part of it.
-    if(header IN_LIST seen OR header STREQUAL "pacer/plugin_abi.hpp")
+    # cxx_plugin_abi.hpp is generated from this very hash: it cannot be part of it.
+    if(header IN_LIST seen OR header STREQUAL "pacer/cxx_plugin_abi.hpp")
       continue()
     endif()
     if(NOT EXISTS "${include_dir}/${header}")
@@ -51,6 +53,6 @@ function(pacer_plugin_abi include_dir out_abi out_files)
 endfunction()
 
 if(CMAKE_SCRIPT_MODE_FILE AND DEFINED INCLUDE_DIR)
-  pacer_plugin_abi("${INCLUDE_DIR}" abi headers)
+  pacer_cxx_plugin_abi("${INCLUDE_DIR}" abi headers)
   message(NOTICE "${abi}")
 endif()

@@ -8,10 +8,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # wabt (wasm2c), gcc and nasm compile circom witness generators to native code at run time
 # (docs/fullprove.md); libssl-dev for the SHA-256 that keys their cache. libpq-dev: the PostgreSQL
 # job queue of `pacer serve`/`pacer worker` (docs/scale-out.md); postgresql: the server its tests
-# start as a throwaway cluster (nothing needs to run beforehand).
+# start as a throwaway cluster (nothing needs to run beforehand). clang: the tests build the C ABI's
+# example plugins with another compiler than the host's (tests/integration/c_abi_clang.sh).
 packages=(cmake ninja-build g++ pkg-config libboost-dev libspdlog-dev libfmt-dev libtoml11-dev
           catch2 nlohmann-json3-dev libcli11-dev libgmp-dev libssl-dev wabt gcc nasm python3
-          libpq-dev postgresql)
+          libpq-dev postgresql clang)
 # Node + npm only when npm is not already there: a node from elsewhere (e.g. NodeSource's
 # nodejs, which bundles npm) conflicts with Debian's npm package ("held broken packages").
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

@@ -9,6 +9,7 @@
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
 
+#include "c_plugin_host.hpp"
 #include "pacer/elf_exports.hpp"
 #include "pacer/error.hpp"
 #include "pacer/printable.hpp"
@@ -19,9 +20,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The C ABI's one entry point (pacer/plugin_abi.h): allocators and schedulers from any compiler.
+constexpr const char* kEntrySymbol = PACER_PLUGIN_ENTRY_SYMBOL;
+// The C++ interface's two aliases (PACER_PLUGIN, pacer/plugin.hpp): backends, and our own plugins.
 constexpr const char* kInfoSymbol = "pacer_plugin_info";
 constexpr const char* kCreateSymbol = "pacer_plugin_create";
-// PACER_PLUGIN also exports pacer_plugin_kind_<kind>, so a library's kind is known before it is
+// PACER_PLUGIN and PACER_PLUGIN_DEFINE also export pacer_plugin_kind_<kind>, so a library's kind is known before it is
 // loaded. Libraries without one (built by hand with BOOST_DLL_ALIAS) are loaded for any kind.
 constexpr std::string_view kKindSymbols[] = {"pacer_plugin_kind_backend", "pacer_plugin_kind_allocator",
                                              "pacer_plugin_kind_scheduler"};
@@ -58,6 +62,52 @@ fs::path identity(const fs::path& p) {
 std::string duplicate_of(const PluginCandidate& first, const std::string& name) {
   return fmt::format("duplicate {} plugin '{}': {} was found first and is used", kind_name(*first.kind),
                      printable(name), first.file.string());
+}
+
+using Library = boost::dll::shared_library;
+
+// The C++ aliases' PluginInfo, its ABI hash checked; a refusal otherwise.
+std::optional<std::string> read_cxx_info(Library& library, PluginCandidate& cand, PluginInfo& info) {
+  if (!library.has(kInfoSymbol) || !library.has(kCreateSymbol))  // exported, yet dlsym does not see them
+    return fmt::format("not a Pacer plugin (no {} / {} alias; see PACER_PLUGIN in pacer/plugin.hpp)", kInfoSymbol,
+                       kCreateSymbol);
+  // The aliases are pointers: a library may export the names and hold null behind them.
+  if (!library.get<const void*>(kInfoSymbol) || !library.get<const void*>(kCreateSymbol))
+    return fmt::format("its {} / {} are null", kInfoSymbol, kCreateSymbol);
+  try {
+    info = library.get_alias<PluginInfo()>(kInfoSymbol)();
+  } catch (const std::exception& e) {
+    return std::string("reading its plugin info failed: ") + e.what();
+  }
+  // The abi field comes first in every ABI version, so it is safe to read before anything else.
+  cand.abi = info.abi;
+  if (info.abi != kCxxPluginAbi)
+    return fmt::format("C++ plugin ABI {:#010x} but this host speaks {:#010x}: rebuild the plugin against this Pacer",
+                       info.abi, kCxxPluginAbi);
+  return std::nullopt;
+}
+
+// The C entry's descriptor: its version first (struct_size, abi_major and abi_minor lead every
+// version of it), then the rest; the kind's table goes to `api`.
+std::optional<std::string> read_c_entry(Library& library, PluginCandidate& cand, PluginInfo& info, const void*& api) {
+  if (!library.has(kEntrySymbol)) return fmt::format("not a Pacer plugin (dlsym does not see its {})", kEntrySymbol);
+  const auto entry = library.get<const pacer_plugin_descriptor*()>(kEntrySymbol);
+  const pacer_plugin_descriptor* d = nullptr;
+  try {
+    d = entry();
+  } catch (...) {
+    return fmt::format("its {} threw across the C ABI", kEntrySymbol);
+  }
+  if (!d) return fmt::format("its {} returned no descriptor", kEntrySymbol);
+  if (d->struct_size < offsetof(pacer_plugin_descriptor, abi_minor) + sizeof(d->abi_minor))
+    return fmt::format("its descriptor has {} bytes: too few to hold a version", d->struct_size);
+  cand.abi = d->abi_major;
+  cand.abi_minor = d->abi_minor;
+  if (auto refusal = cabi::version_refusal(d->abi_major, d->abi_minor)) return refusal;
+  if (auto refusal = cabi::descriptor_refusal(*d)) return refusal;
+  info = PluginInfo{d->abi_major, static_cast<PluginKind>(d->kind), d->name, d->version, d->summary};
+  api = d->api;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -133,7 +183,7 @@ void PluginRegistry::consider(const fs::path& file) {
 
   // Before dlopen, which runs the library's constructors: only a file that exports the entry
   // symbols is loaded at all, and only for a kind this command uses.
-  std::vector<std::string_view> wanted{kInfoSymbol, kCreateSymbol, kNameSymbol};
+  std::vector<std::string_view> wanted{kEntrySymbol, kInfoSymbol, kCreateSymbol, kNameSymbol};
   wanted.insert(wanted.end(), std::begin(kKindSymbols), std::end(kKindSymbols));
   std::vector<std::string> exported;
   try {
@@ -144,10 +194,12 @@ void PluginRegistry::consider(const fs::path& file) {
   const auto exports = [&](std::string_view name) {
     return std::find(exported.begin(), exported.end(), name) != exported.end();
   };
-  if (!exports(kInfoSymbol) || !exports(kCreateSymbol))
-    return refuse(fmt::format("not a Pacer plugin, not loaded (it exports no {} / {}; see PACER_PLUGIN in "
-                              "pacer/plugin.hpp)",
-                              kInfoSymbol, kCreateSymbol));
+  // The C entry wins where a library has both: it is the interface that says its version.
+  cand.c_abi = exports(kEntrySymbol);
+  if (!cand.c_abi && (!exports(kInfoSymbol) || !exports(kCreateSymbol)))
+    return refuse(fmt::format("not a Pacer plugin, not loaded (it exports neither {} (pacer/plugin_abi.h) nor {} / "
+                              "{} (PACER_PLUGIN in pacer/plugin.hpp))",
+                              kEntrySymbol, kInfoSymbol, kCreateSymbol));
   if (kinds_.empty()) return refuse("not loaded: this command makes no plugins");
   std::optional<PluginKind> marked;
   for (uint32_t k = 0; k < std::size(kKindSymbols); ++k)
@@ -203,25 +255,10 @@ void PluginRegistry::open(size_t index, std::optional<PluginKind> marked) const 
   } catch (const std::exception& e) {
     return refuse("cannot load: " + dlopen_reason(e));
   }
-  if (!library->has(kInfoSymbol) || !library->has(kCreateSymbol))  // exported, yet dlsym does not see them
-    return refuse(fmt::format("not a Pacer plugin (no {} / {} alias; see PACER_PLUGIN in pacer/plugin.hpp)",
-                              kInfoSymbol, kCreateSymbol));
-
-  // The aliases are pointers: a library may export the names and hold null behind them.
-  if (!library->get<const void*>(kInfoSymbol) || !library->get<const void*>(kCreateSymbol))
-    return refuse(fmt::format("its {} / {} are null", kInfoSymbol, kCreateSymbol));
   PluginInfo info{};
-  try {
-    info = library->get_alias<PluginInfo()>(kInfoSymbol)();
-  } catch (const std::exception& e) {
-    return refuse(std::string("reading its plugin info failed: ") + e.what());
-  }
-  // The abi field comes first in every ABI version, so it is safe to read before anything else.
-  cand.abi = info.abi;
-  if (info.abi != kPluginAbi)
-    return refuse(fmt::format("plugin ABI {:#010x} but this host speaks ABI {:#010x}: rebuild the plugin against "
-                              "this Pacer",
-                              info.abi, kPluginAbi));
+  const void* c_api = nullptr;
+  if (auto refusal = cand.c_abi ? read_c_entry(*library, cand, info, c_api) : read_cxx_info(*library, cand, info))
+    return refuse(std::move(*refusal));
   cand.name = info.name ? info.name : "";
   cand.version = info.version ? info.version : "";
   cand.summary = info.summary ? info.summary : "";
@@ -247,7 +284,7 @@ void PluginRegistry::open(size_t index, std::optional<PluginKind> marked) const 
   }
 
   cand.loaded = true;
-  loaded_.push_back(Loaded{index, std::move(library)});
+  loaded_.push_back(Loaded{index, std::move(library), c_api});
 }
 
 void PluginRegistry::load_all() {
@@ -304,14 +341,22 @@ std::shared_ptr<typename FactoryOf<K>::object> PluginRegistry::create(const std:
   const Loaded loaded = find_loaded(K, name);  // a copy: loaded_ may grow once the lock is let go
   lock.unlock();
   const PluginCandidate& cand = candidates_[loaded.candidate];
-  auto& factory = loaded.library->get_alias<typename FactoryOf<K>::type>(kCreateSymbol);
   const auto failed = [&](const char* what) {
     return fmt::format("{} plugin '{}' ({}) failed to start: {}", kind_name(K), name, cand.file.string(), what);
+  };
+  // Through the kind's C table (backends have none: refused when loaded), or the C++ factory.
+  const auto make = [&]() -> std::unique_ptr<Object> {
+    if constexpr (K == PluginKind::allocator) {
+      if (loaded.c_api) return cabi::make_allocator(*static_cast<const pacer_allocator_api*>(loaded.c_api), params, host);
+    } else if constexpr (K == PluginKind::scheduler) {
+      if (loaded.c_api) return cabi::make_scheduler(*static_cast<const pacer_scheduler_api*>(loaded.c_api), params, host);
+    }
+    return loaded.library->get_alias<typename FactoryOf<K>::type>(kCreateSymbol)(params, host);
   };
 
   std::unique_ptr<Object> made;
   try {
-    made = factory(params, host);
+    made = make();
   } catch (const InputError& e) {
     throw InputError(failed(e.what()));
   } catch (const std::exception& e) {

@@ -17,33 +17,41 @@ struct Options {
   std::string config;
 };
 
+// Which interface a library speaks: C/<major.minor> (pacer/plugin_abi.h), C++ (PACER_PLUGIN), or "-"
+// when that could not be read.
+std::string abi_column(const PluginCandidate& c) {
+  if (c.c_abi) return c.loaded || c.abi ? fmt::format("C/{}.{}", c.abi, c.abi_minor) : "C";
+  return c.loaded || c.abi ? "C++" : "-";
+}
+
 int run_plugins(const Options& options) {
   const Config config = load_config_or_defaults(options.config);
   PluginRegistry registry(PluginRegistry::search_path_for(config));
   registry.load_all();  // each one's status and version, not only what a command would ask for
 
-  // Columns: kind, name, version, file, status. Status goes last: a refusal reason is long.
+  // Columns: kind, name, version, ABI, file, status. Status goes last: a refusal reason is long.
   struct Row {
-    std::string kind, name, version, file, status;
+    std::string kind, name, version, abi, file, status;
   };
   std::vector<Row> rows;
   for (const auto& c : registry.candidates()) {
     rows.push_back({c.kind ? std::string(kind_name(*c.kind)) : "-", c.name.empty() ? "-" : c.name,
-                    c.version.empty() ? "-" : c.version, c.file.string(),
+                    c.version.empty() ? "-" : c.version, abi_column(c), c.file.string(),
                     c.loaded ? "loaded" : "refused: " + c.refusal});
   }
-  const Row header{"KIND", "NAME", "VERSION", "FILE", "STATUS"};
+  const Row header{"KIND", "NAME", "VERSION", "ABI", "FILE", "STATUS"};
   size_t w_kind = header.kind.size(), w_name = header.name.size(), w_version = header.version.size(),
-         w_file = header.file.size();
+         w_abi = header.abi.size(), w_file = header.file.size();
   for (const auto& r : rows) {
     w_kind = std::max(w_kind, r.kind.size());
     w_name = std::max(w_name, r.name.size());
     w_version = std::max(w_version, r.version.size());
+    w_abi = std::max(w_abi, r.abi.size());
     w_file = std::max(w_file, r.file.size());
   }
   auto print_row = [&](const Row& r) {
-    std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.kind, w_kind, r.name, w_name, r.version,
-                             w_version, r.file, w_file, r.status);
+    std::cout << fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.kind, w_kind, r.name, w_name, r.version,
+                             w_version, r.abi, w_abi, r.file, w_file, r.status);
   };
   print_row(header);
   for (const auto& r : rows) print_row(r);

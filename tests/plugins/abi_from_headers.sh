@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# pacer::kPluginAbi follows the plugin headers (cmake/PluginAbi.cmake): the build's number is the
+# pacer::kCxxPluginAbi follows the plugin headers (cmake/PluginAbi.cmake): the build's number is the
 # hash of the headers as they are; a change to the code of any header a plugin compiles against
 # (one plugin.hpp includes, even indirectly) gives another number, while a comment does not, nor
 # does a header no plugin interface includes.
-#   usage: abi_from_headers.sh <source dir> <generated plugin_abi.hpp> <cmake>
+#   usage: abi_from_headers.sh <source dir> <generated cxx_plugin_abi.hpp> <cmake>
 set -euo pipefail
 src=$1 generated=$2 cmake=$3
 work=$(mktemp -d)
@@ -13,9 +13,9 @@ check() { if [ "$2" = "$3" ]; then echo "PASS: $1"; else echo "FAIL: $1 (got $2,
 abi_of() { "$cmake" -DINCLUDE_DIR="$1" -P "$src/cmake/PluginAbi.cmake" 2>&1 | tail -n 1; }
 
 cp -r "$src/framework/include" "$work/orig"
-built=$(sed -n 's/.*kPluginAbi = \(0x[0-9a-f]*\)u;.*/\1/p' "$generated")
+built=$(sed -n 's/.*kCxxPluginAbi = \(0x[0-9a-f]*\)u;.*/\1/p' "$generated")
 orig=$(abi_of "$work/orig")
-check "the build's kPluginAbi is the hash of the headers as they are" "$built" "$orig"
+check "the build's kCxxPluginAbi is the hash of the headers as they are" "$built" "$orig"
 
 # edit NAME FILE SED-EXPRESSION: a copy of the headers with one edit; prints its ABI number.
 edit() {

@@ -3,7 +3,7 @@
 
 namespace {
 pacer::PluginInfo unknown_kind_info() {
-  return pacer::PluginInfo{pacer::kPluginAbi, static_cast<pacer::PluginKind>(7), "unknown_kind", "0.0.1",
+  return pacer::PluginInfo{pacer::kCxxPluginAbi, static_cast<pacer::PluginKind>(7), "unknown_kind", "0.0.1",
                            "test: kind 7"};
 }
 std::unique_ptr<pacer::Allocator> unknown_kind_create(const pacer::Params&, pacer::HostServices&) { std::abort(); }

@@ -87,7 +87,7 @@ TEST_CASE("plugins: the real plain and greedy plugins load and report themselves
   CHECK(plain->refusal.empty());
   CHECK(plain->kind == pacer::PluginKind::allocator);
   CHECK(plain->name == "plain");
-  CHECK(plain->abi == pacer::kPluginAbi);
+  CHECK(plain->abi == pacer::kCxxPluginAbi);
   CHECK_FALSE(plain->version.empty());
   const auto* greedy = candidate(reg, "libpacer_scheduler_greedy.so");
   REQUIRE(greedy != nullptr);
@@ -198,7 +198,7 @@ TEST_CASE("plugins: broken libraries are refused with the reason, the rest still
   CHECK_FALSE(wrong_abi->loaded);
   CHECK(wrong_abi->abi == 999);
   CHECK_THAT(wrong_abi->refusal,
-             Equals("plugin ABI 0x000003e7 but this host speaks ABI " + hex_abi(pacer::kPluginAbi) +
+             Equals("C++ plugin ABI 0x000003e7 but this host speaks " + hex_abi(pacer::kCxxPluginAbi) +
                     ": rebuild the plugin against this Pacer"));
 
   const auto* unknown_kind = candidate(reg, "libpacer_test_unknown_kind.so");

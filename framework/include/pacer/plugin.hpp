@@ -14,7 +14,7 @@
 #include "pacer/backend.hpp"
 #include "pacer/host_services.hpp"
 #include "pacer/params.hpp"
-#include "pacer/plugin_abi.hpp"  // kPluginAbi: generated, a hash of this header and those it includes
+#include "pacer/cxx_plugin_abi.hpp"  // kCxxPluginAbi: generated, a hash of this header and those it includes
 #include "pacer/scheduler.hpp"
 
 namespace pacer {
@@ -58,7 +58,7 @@ template <> struct FactoryOf<PluginKind::scheduler> { using type = SchedulerFact
 #define PACER_PLUGIN(KIND, NAME, VERSION, SUMMARY, FACTORY)                                          \
   namespace pacer_plugin_exports {                                                                   \
   inline ::pacer::PluginInfo pacer_plugin_info_fn() {                                                \
-    return ::pacer::PluginInfo{::pacer::kPluginAbi, ::pacer::PluginKind::KIND, NAME, VERSION, SUMMARY}; \
+    return ::pacer::PluginInfo{::pacer::kCxxPluginAbi, ::pacer::PluginKind::KIND, NAME, VERSION, SUMMARY}; \
   }                                                                                                  \
   inline std::unique_ptr<::pacer::FactoryOf<::pacer::PluginKind::KIND>::object> pacer_plugin_create_call( \
       const ::pacer::Params& p, ::pacer::HostServices& h) {                                          \

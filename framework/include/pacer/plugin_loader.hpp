@@ -2,7 +2,7 @@
 // Finds, checks and loads plugins (docs/plugins.md). Every lib*.so on the search path is a
 // candidate; each one ends up loaded or refused with a reason, and `pacer plugins` prints them all.
 // A library is loaded (dlopen, which runs its constructors) only when its file exports Pacer's
-// entry symbols (read from its ELF symbol table first) and, where it says its kind there, only
+// entry symbols (pacer_plugin_entry of the C ABI, or the C++ interface's two aliases) (read from its ELF symbol table first) and, where it says its kind there, only
 // when the command uses plugins of that kind; where it also says its name there (PACER_PLUGIN
 // does), only when the command asks for a plugin of that name.
 // Objects made by a plugin keep its library loaded (their deleter holds a reference to it), so
@@ -29,7 +29,9 @@ struct PluginCandidate {
   std::string refusal;  // why it was refused (empty when loaded or pending)
   // What the library says about itself; empty/unset when it could not be read.
   std::optional<PluginKind> kind;
-  uint32_t abi = 0;
+  bool c_abi = false;       // exports pacer_plugin_entry (pacer/plugin_abi.h), else the C++ aliases
+  uint32_t abi = 0;         // C plugins: the major version; C++ plugins: their kCxxPluginAbi hash
+  uint32_t abi_minor = 0;   // C plugins
   std::string name, version, summary;
 };
 
@@ -82,6 +84,7 @@ class PluginRegistry {
   struct Loaded {
     size_t candidate;  // index into candidates_
     std::shared_ptr<boost::dll::shared_library> library;
+    const void* c_api = nullptr;  // a C plugin's table for its kind (pacer/plugin_abi.h)
   };
   void scan(const std::filesystem::path& dir);
   void consider(const std::filesystem::path& file);
