@@ -437,13 +437,8 @@ class CudaBackend final : public Backend {
         std::memcpy(out, section.data() + offset + begin * pb, (end - begin) * pb);
         if (!check) return;
         std::vector<Affine<Group>> points(end - begin);
-        for (size_t i = 0; i < points.size(); ++i) points[i] = decode_point<Group>(out + i * pb);
-        const size_t bad = first_invalid_key_point<Group>(points, opt_.cpu_kernels);
-        if (bad < points.size())
-          throw InputError(fmt::format("{}: section {}, point {} is not a point of the curve (coordinates must be "
-                                       "below p and satisfy the curve equation): the key is damaged; make or "
-                                       "download it again",
-                                       path, name, first + begin + bad));
+        const size_t bad = decode_key_points<Group>(out, points.size(), points.data(), opt_.cpu_kernels);
+        if (bad < points.size()) throw invalid_key_point(path, name, first + begin + bad);
       });
     };
   }

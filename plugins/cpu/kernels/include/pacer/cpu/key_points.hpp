@@ -45,6 +45,21 @@ size_t first_invalid_key_point(std::span<const Affine<Group>> points, const CpuK
   return points.size();
 }
 
+// Decodes `count` points of the file encoding at `bytes` into `out`; the index of the first that is
+// not canonical and on the curve, or `count`.
+template <class Group>
+size_t decode_key_points(const std::byte* bytes, size_t count, Affine<Group>* out, const CpuKernels& kernels) {
+  for (size_t i = 0; i < count; ++i) ::new (out + i) Affine<Group>(decode_point<Group>(bytes + i * point_bytes<Group>()));
+  return first_invalid_key_point<Group>({out, count}, kernels);
+}
+
+// The error for point `index` of a key section that failed the check above.
+inline InputError invalid_key_point(const std::string& path, const char* section, size_t index) {
+  return InputError(path + ": section " + section + ", point " + std::to_string(index) +
+                    " is not a point of the curve (coordinates must be below p and satisfy the curve equation): "
+                    "the key is damaged; make or download it again");
+}
+
 // One section of key points, decoded into Affine<Group>, in memory from kernels.allocator
 // (Usage::key_points: the allocator chooses the pages; thp or hugetlb take 512 times fewer page
 // faults and TLB misses in every MSM). Each pool thread first-touches (faults in) the part it
@@ -67,18 +82,15 @@ class KeyPoints {
     const size_t chunk = std::clamp<size_t>(size_ / (4 * threads), 512, size_t(1) << 14);
     run_tasks(pool, (size_ + chunk - 1) / chunk, [&](size_t c) {
       const size_t begin = c * chunk, end = std::min(size_, begin + chunk);
-      for (size_t i = begin; i < end; ++i)
-        ::new (data_.data() + i) Affine<Group>(decode_point<Group>(bytes.data() + i * point_bytes<Group>()));
-      const size_t bad = begin + first_invalid_key_point<Group>({data_.data() + begin, end - begin}, kernels);
+      const size_t bad =
+          begin + decode_key_points<Group>(bytes.data() + begin * point_bytes<Group>(), end - begin, data_.data() + begin,
+                                           kernels);
       if (bad == end) return;
       size_t seen = first_bad.load();
       while (bad < seen && !first_bad.compare_exchange_weak(seen, bad)) {
       }
     });
-    if (first_bad.load() < size_)
-      throw InputError(path + ": section " + section + ", point " + std::to_string(first_bad.load()) +
-                       " is not a point of the curve (coordinates must be below p and satisfy the curve equation): "
-                       "the key is damaged; make or download it again");
+    if (first_bad.load() < size_) throw invalid_key_point(path, section, first_bad.load());
   }
   std::span<const Affine<Group>> points() const { return {data_.data(), size_}; }
   size_t bytes() const { return size_ * sizeof(Affine<Group>); }
