@@ -2,8 +2,10 @@
 # Witness generation and fullprove against snarkjs (docs/benchmarks.md, "Witness generation and
 # fullprove"). For each circuit, in one run and on one machine:
 #   witness: wall time of `pacer witness --wasm` and `--circuit-cpp` (warm cache), of `snarkjs wtns
-#            calculate`, of circom's own C++ witness binary (what rapidsnark users run), and the time
-#            of snarkjs's witness calculator inside one Node process with the module reused;
+#            calculate`, of circom's own C++ witness binary (what rapidsnark users run), the time
+#            of snarkjs's witness calculator inside one Node process with the module reused, and its
+#            counterpart in Pacer: the witness stage inside one `pacer bench --wasm --input` process
+#            (generator loaded once, p50 of 5 proofs after a warm-up), which is how the daemon runs it;
 #   fullprove: wall time of `pacer prove --wasm --input` (the default config, which checks every key
 #            point's subgroup at load, and with check_key_subgroups = false: keys trusted, as snarkjs
 #            and rapidsnark trust them) against `snarkjs groth16 fullprove`, and
@@ -67,8 +69,8 @@ rapidsnark_fullprove() {
     "$rapidsnark" "$1/circuit.zkey" "$1/rs.wtns" "$1/rp.json" "$1/ru.json"
 }
 
-echo "| circuit | constraints | wires | first compile wasm / C++ (s) | pacer witness --wasm (ms) | pacer witness --circuit-cpp (ms) | circom C++ binary (ms) | snarkjs wtns calculate (ms) | snarkjs in-process (ms) | CLI / pacer --wasm | in-process / pacer --wasm | pacer prove --wasm --input (ms) | the same, keys trusted (ms) | snarkjs groth16 fullprove (ms) | snarkjs / pacer (trusted) | C++ binary + rapidsnark (ms) | rapidsnark / pacer (trusted) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| circuit | constraints | wires | first compile wasm / C++ (s) | pacer witness --wasm (ms) | pacer witness --circuit-cpp (ms) | circom C++ binary (ms) | snarkjs wtns calculate (ms) | snarkjs in-process (ms) | pacer in-process witness stage (ms) | CLI / pacer --wasm | in-process: snarkjs / pacer | pacer prove --wasm --input (ms) | the same, keys trusted (ms) | snarkjs groth16 fullprove (ms) | snarkjs / pacer (trusted) | C++ binary + rapidsnark (ms) | rapidsnark / pacer (trusted) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for spec in "${circuits[@]}"; do
   dir="$work/${spec/:/-}"
   prepare "$spec" "$dir"
@@ -81,7 +83,7 @@ for spec in "${circuits[@]}"; do
   "$snarkjs" wtns calculate "$dir/circuit.wasm" "$dir/input.json" "$dir/snarkjs.wtns" >/dev/null
   "$pacer" witness --wasm "$dir/circuit.wasm" --input "$dir/input.json" --out "$dir/pacer.wtns" --cache-dir "$cache" 2>/dev/null
   cmp -s "$dir/pacer.wtns" "$dir/snarkjs.wtns" || { echo "$spec: pacer's witness differs from snarkjs's" >&2; exit 1; }
-  pw=() pc=() cb=() sc=() ip=() pp=() pt=() sf=() rs=()
+  pw=() pc=() cb=() sc=() ip=() pi=() pp=() pt=() sf=() rs=()
   with_rapidsnark=; [ -n "$rapidsnark" ] && [ "${spec##*:}" = bn128 ] && with_rapidsnark=1
   for _ in $(seq "$ROUNDS"); do
     pw+=("$(time_ms "$pacer" witness --wasm "$dir/circuit.wasm" --input "$dir/input.json" --out "$dir/w1.wtns" --cache-dir "$cache")")
@@ -89,6 +91,10 @@ for spec in "${circuits[@]}"; do
     cb+=("$(cd "$dir/circuit_cpp" && time_ms ./circuit "$dir/input.json" "$dir/w3.wtns")")
     sc+=("$(time_ms "$snarkjs" wtns calculate "$dir/circuit.wasm" "$dir/input.json" "$dir/w4.wtns")")
     ip+=("$(node "$root/scripts/bench/witness_inprocess.cjs" "$oracle/circom_runtime" "$dir/circuit.wasm" "$dir/input.json" 5)")
+    "$pacer" bench --config "$work/trusted-keys.toml" --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" \
+      --input "$dir/input.json" --cache-dir "$cache" --proofs 5 --jobs 1 --warmup 1 --json "$dir/bench.json" >/dev/null 2>&1 ||
+      { echo "$spec: pacer bench --wasm --input failed" >&2; exit 1; }
+    pi+=("$(python3 -c 'import json,sys; print(f"{json.load(open(sys.argv[1]))["stages"]["witness"]["wall_seconds"]["p50"] * 1000:.2f}")' "$dir/bench.json")")
     pp+=("$(time_ms "$pacer" prove --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" --input "$dir/input.json" \
             --proof "$dir/p.json" --public "$dir/u.json" --cache-dir "$cache")")
     pt+=("$(time_ms "$pacer" prove --config "$work/trusted-keys.toml" --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" \
@@ -103,9 +109,9 @@ for spec in "${circuits[@]}"; do
   "$snarkjs" groth16 verify "$dir/vkey.json" "$dir/u.json" "$dir/p.json" >/dev/null ||
     { echo "$spec: snarkjs refused pacer's proof" >&2; exit 1; }
   m_pw=$(median "${pw[@]}") m_pc=$(median "${pc[@]}") m_cb=$(median "${cb[@]}") m_sc=$(median "${sc[@]}")
-  m_ip=$(median "${ip[@]}") m_pp=$(median "${pp[@]}") m_pt=$(median "${pt[@]}") m_sf=$(median "${sf[@]}")
+  m_ip=$(median "${ip[@]}") m_pi=$(median "${pi[@]}") m_pp=$(median "${pp[@]}") m_pt=$(median "${pt[@]}") m_sf=$(median "${sf[@]}")
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f×", a / (b > 0 ? b : 1) }'; }
   rapid="–"; rapid_ratio="–"
   if [ -n "$with_rapidsnark" ]; then rapid=$(median "${rs[@]}"); rapid_ratio=$(ratio "$rapid" "$m_pt"); fi
-  echo "| $spec | $constraints | $wires | $(awk -v a="$first_wasm" -v b="$first_cpp" 'BEGIN { printf "%.1f / %.1f", a/1000, b/1000 }') | $m_pw | $m_pc | $m_cb | $m_sc | $m_ip | $(ratio "$m_sc" "$m_pw") | $(ratio "$m_ip" "$m_pw") | $m_pp | $m_pt | $m_sf | $(ratio "$m_sf" "$m_pt") | $rapid | $rapid_ratio |"
+  echo "| $spec | $constraints | $wires | $(awk -v a="$first_wasm" -v b="$first_cpp" 'BEGIN { printf "%.1f / %.1f", a/1000, b/1000 }') | $m_pw | $m_pc | $m_cb | $m_sc | $m_ip | $m_pi | $(ratio "$m_sc" "$m_pw") | $(ratio "$m_ip" "$m_pi") | $m_pp | $m_pt | $m_sf | $(ratio "$m_sf" "$m_pt") | $rapid | $rapid_ratio |"
 done

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pacer/error.hpp"
+#include "math/host_curves.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/os_random.hpp"
 #include "pacer/math/subgroup.hpp"
@@ -168,7 +169,7 @@ bool sum_in_subgroup(const PointBytes& sum) {
 void check_key_subgroups(const ProvingKey& key, ThreadPool& pool, const KeyCheckTuning& tuning) {
   const Section sections[] = {{3, "IC", key.ic, false}, {5, "A", key.a, false},  {6, "B1", key.b1, false},
                               {7, "B2", key.b2, true},  {8, "C", key.c, false},  {9, "H", key.h, false}};
-  math::with_curve(key.curve, [&](auto curve) {
+  math::with_host_curve(key.curve, [&](auto curve) {
     using Curve = decltype(curve);
     for (const auto& s : sections) {
       if (!has_cofactor<Curve>(s.g2)) continue;
@@ -193,7 +194,7 @@ void check_resident_key_subgroups(const ProvingKey& key, const KeyPointSums& sum
   const Part parts[] = {{{5, "A", key.a, false}, Basis::A},  {{6, "B1", key.b1, false}, Basis::B1},
                         {{7, "B2", key.b2, true}, Basis::A}, {{8, "C", key.c, false}, Basis::C},
                         {{9, "H", key.h, false}, Basis::H}};
-  math::with_curve(key.curve, [&](auto curve) {
+  math::with_host_curve(key.curve, [&](auto curve) {
     using Curve = decltype(curve);
     using G1 = typename Curve::G1;
     using G2 = typename Curve::G2;

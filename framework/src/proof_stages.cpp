@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "math/host_curves.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/os_random.hpp"
 #include "point_json.hpp"
@@ -62,7 +63,7 @@ ProofJson assemble_on(const ProvingKey& key, const ProofPoints& points, const Wi
 }  // namespace
 
 ProofJson assemble(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding) {
-  return with_curve(key.curve, [&](auto curve) { return assemble_on<decltype(curve)>(key, points, w, zero_blinding); });
+  return with_host_curve(key.curve, [&](auto curve) { return assemble_on<decltype(curve)>(key, points, w, zero_blinding); });
 }
 
 }  // namespace pacer

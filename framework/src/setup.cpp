@@ -16,6 +16,7 @@
 #include "pacer/error.hpp"
 #include "pacer/formats/writers.hpp"
 #include "pacer/formats/zkey.hpp"
+#include "math/host_curves.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/os_random.hpp"
 
@@ -344,7 +345,7 @@ SetupReport setup_insecure(const R1cs& r1cs, const std::string& zkey_out, const 
                            ThreadPool& pool, const SetupProgress& progress) {
   const uint64_t n = setup_domain_size(r1cs.n_constraints, r1cs.n_public());
   const unsigned log_n = unsigned(std::countr_zero(n));
-  math::with_curve(r1cs.curve, [&](auto curve) {
+  math::with_host_curve(r1cs.curve, [&](auto curve) {
     using Curve = decltype(curve);
     if (log_n + 1 > Curve::two_adicity)
       throw InputError(r1cs.path + ": " + std::to_string(r1cs.n_constraints) + " constraints + " +
@@ -357,7 +358,7 @@ SetupReport setup_insecure(const R1cs& r1cs, const std::string& zkey_out, const 
     throw std::logic_error("setup_insecure: read the r1cs with its constraints");
   SetupReport report;
   Phases phases(progress, report);
-  math::with_curve(r1cs.curve, [&](auto curve) {
+  math::with_host_curve(r1cs.curve, [&](auto curve) {
     Setup<decltype(curve)> setup(r1cs, pool, phases, report);
     setup.run(zkey_out, vkey_out);
   });

@@ -6,6 +6,7 @@
 
 #include "pacer/error.hpp"
 #include "pacer/formats/zkey.hpp"
+#include "math/host_curves.hpp"
 #include "pacer/math/curves.hpp"
 
 namespace pacer::dev {
@@ -166,7 +167,7 @@ SyntheticCircuit gen_circuit(CurveId curve, uint64_t constraints, unsigned densi
     }
   });
 
-  math::with_curve(curve, [&](auto curve_tag) { evaluate_witness<decltype(curve_tag)>(c, pool); });
+  math::with_host_curve(curve, [&](auto curve_tag) { evaluate_witness<decltype(curve_tag)>(c, pool); });
   return c;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <system_error>
@@ -15,34 +14,16 @@
 
 namespace pacer {
 
-namespace {
+ThreadPool::ThreadPool(unsigned threads)
+    : ThreadPool(threads, [](std::function<void()> body) { return std::thread(std::move(body)); }) {}
 
-// Test hook (tests/unit/test_hostile_input.cpp, tests/integration/hostile_input.sh): with
-// PACER_TEST_THREAD_LIMIT=N, a pool starts at most N worker threads and the next start fails as
-// pthread_create does at the process limit (EAGAIN). Real limits do not reach this path in every
-// test run: root ignores RLIMIT_NPROC, and AddressSanitizer cannot start under RLIMIT_AS.
-long test_thread_limit() {
-  const char* v = std::getenv("PACER_TEST_THREAD_LIMIT");
-  return v && *v ? std::strtol(v, nullptr, 10) : -1;
-}
-
-std::thread start_worker(std::function<void()> body, size_t started, long limit) {
-  if (limit >= 0 && started >= static_cast<size_t>(limit))
-    throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
-                            "PACER_TEST_THREAD_LIMIT");
-  return std::thread(std::move(body));
-}
-
-}  // namespace
-
-ThreadPool::ThreadPool(unsigned threads) {
+ThreadPool::ThreadPool(unsigned threads, const StartWorker& start_worker) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   // The caller of parallel_for works too, so threads-1 workers give `threads` busy cores.
   workers_.reserve(threads - 1);
-  const long limit = test_thread_limit();
   for (unsigned i = 1; i < threads; ++i) {
     try {
-      workers_.push_back(start_worker([this] { worker_loop(); }, workers_.size(), limit));
+      workers_.push_back(start_worker([this] { worker_loop(); }));
     } catch (const std::system_error& e) {
       // The destructor does not run for a constructor that throws: stop and join the workers
       // started so far here (destroying the condition variable under them would hang).
@@ -69,8 +50,6 @@ void ThreadPool::stop_workers() {
 
 thread_local int ThreadPool::Urgent::depth_ = 0;
 thread_local const std::atomic<bool>* ThreadPool::PauseWatch::current_ = nullptr;
-
-void ThreadPool::submit(std::function<void()> task) { push(std::move(task), false); }
 
 void ThreadPool::push(std::function<void()> task, bool urgent) {
   {

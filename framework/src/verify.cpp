@@ -11,6 +11,7 @@
 #include "pacer/error.hpp"
 #include "pacer/formats/json_input.hpp"
 #include "pacer/printable.hpp"
+#include "math/host_curves.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/math/pairing.hpp"
 #include "pacer/math/subgroup.hpp"
@@ -167,7 +168,7 @@ VerifyingKey<Curve> key_from_zkey(const ProvingKey& pk) {
   return key;
 }
 
-std::string_view curve_field(const Reader<Bn254>& read, const json& doc) {
+std::string_view curve_field(const Reader<HostBn254>& read, const json& doc) {
   const json& curve = read.field(doc, "curve");
   if (!curve.is_string()) read.bad_shape("curve", "is not a string");
   return curve.get_ref<const std::string&>();
@@ -258,27 +259,27 @@ Verdict verify_with_json_key(const JsonText& vkey, const json& vk, const JsonTex
 
 Verdict verify_groth16(const JsonText& vkey, const JsonText& proof, const JsonText& public_signals) {
   const json vk = parse(vkey), proof_json = parse(proof), publics = parse(public_signals);
-  const Reader<Bn254> read(vkey, Role::key);  // only the curve-independent fields through this one
+  const Reader<HostBn254> read(vkey, Role::key);  // only the curve-independent fields through this one
   if (vk.is_object() && vk.contains("protocol") && vk.at("protocol") != "groth16")
     read.bad_shape("protocol", "is not \"groth16\" (Pacer verifies Groth16 proofs only)");
   const std::string_view curve = curve_field(read, vk);
-  if (curve == Bn254::json_name)
-    return verify_with_json_key<Bn254>(vkey, vk, proof, proof_json, public_signals, publics);
-  if (curve == Bls12_381::json_name)
-    return verify_with_json_key<Bls12_381>(vkey, vk, proof, proof_json, public_signals, publics);
+  if (curve == HostBn254::json_name)
+    return verify_with_json_key<HostBn254>(vkey, vk, proof, proof_json, public_signals, publics);
+  if (curve == HostBls12_381::json_name)
+    return verify_with_json_key<HostBls12_381>(vkey, vk, proof, proof_json, public_signals, publics);
   read.bad_shape("curve", fmt::format("\"{}\" is not a supported curve (bn128 or bls12381)", printable(curve, 40)));
 }
 
 Verdict verify_groth16(const ProvingKey& key, const JsonText& proof, const JsonText& public_signals) {
   const json proof_json = parse(proof), publics = parse(public_signals);
-  return with_curve(key.curve, [&](auto curve) {
+  return with_host_curve(key.curve, [&](auto curve) {
     using Curve = decltype(curve);
     return check_proof<Curve>(key_from_zkey<Curve>(key), proof, proof_json, public_signals, publics);
   });
 }
 
 std::vector<std::string> alphabeta_decimals(const ProvingKey& key) {
-  return with_curve(key.curve, [&](auto curve) { return alphabeta_of<decltype(curve)>(key); });
+  return with_host_curve(key.curve, [&](auto curve) { return alphabeta_of<decltype(curve)>(key); });
 }
 
 }  // namespace pacer

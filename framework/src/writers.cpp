@@ -11,6 +11,7 @@
 
 #include "pacer/error.hpp"
 #include "pacer/files.hpp"
+#include "math/host_curves.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/verify.hpp"
 #include "point_json.hpp"
@@ -123,7 +124,7 @@ ZkeyWriter::ZkeyWriter(std::string path, const ProvingKey& header)
   out_.end_section(4);
 
   out_.begin_section(2);
-  math::with_curve(header.curve, [&](auto curve) {
+  math::with_host_curve(header.curve, [&](auto curve) {
     using Curve = decltype(curve);
     out_.u32(n8q_);
     out_.write(Curve::Fq::P.data(), n8q_);
@@ -248,7 +249,7 @@ json point_json(std::span<const std::byte> bytes) {
 }  // namespace
 
 std::string vkey_json(const ProvingKey& key) {
-  std::string text = math::with_curve(key.curve, [&](auto curve) {
+  std::string text = math::with_host_curve(key.curve, [&](auto curve) {
     using Curve = decltype(curve);
     constexpr size_t g1 = math::point_bytes<typename Curve::G1>();
     if (key.ic.size() != (size_t(key.n_public) + 1) * g1) throw std::logic_error("write_vkey_json: IC size");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "pacer/error.hpp"
+#include "math/host_curves.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/thread_pool.hpp"
 
@@ -33,7 +34,7 @@ constexpr CurveConstants constants_of() {
   return c;
 }
 
-constexpr CurveConstants kCurves[] = {constants_of<math::Bn254>(), constants_of<math::Bls12_381>()};
+constexpr CurveConstants kCurves[] = {constants_of<math::HostBn254>(), constants_of<math::HostBls12_381>()};
 
 const CurveConstants& constants(CurveId c) {
   for (const auto& k : kCurves)
@@ -100,7 +101,7 @@ void read_groth16_header(const BinFile& bin, ProvingKey& key) {
                    std::to_string(key.n_vars) + ")");
   if (!std::has_single_bit(key.domain_size))
     fail(path, "domainSize " + std::to_string(key.domain_size) + " is not a power of two");
-  const unsigned two_adicity = math::with_curve(key.curve, [](auto c) { return decltype(c)::two_adicity; });
+  const unsigned two_adicity = math::with_host_curve(key.curve, [](auto c) { return decltype(c)::two_adicity; });
   if (unsigned(std::countr_zero(key.domain_size)) > two_adicity)
     fail(path, "domainSize " + std::to_string(key.domain_size) + " exceeds the 2^" + std::to_string(two_adicity) +
                    " roots of unity of " + std::string(curve->json_name));
@@ -134,7 +135,7 @@ void check_header_point(const std::string& path, std::span<const std::byte> byte
 }
 
 void check_header_points(const std::string& path, const ProvingKey& key) {
-  math::with_curve(key.curve, [&](auto curve) {
+  math::with_host_curve(key.curve, [&](auto curve) {
     using Curve = decltype(curve);
     using G1 = typename Curve::G1;
     using G2 = typename Curve::G2;
@@ -150,7 +151,7 @@ void check_header_points(const std::string& path, const ProvingKey& key) {
 // IC (section 3) reaches the verification key only (`pacer setup` exports it), never a backend:
 // checked here as the backends check their sections, canonical and on the curve.
 void check_ic_points(const std::string& path, const ProvingKey& key) {
-  math::with_curve(key.curve, [&](auto curve) {
+  math::with_host_curve(key.curve, [&](auto curve) {
     using G1 = typename decltype(curve)::G1;
     constexpr size_t bytes = math::point_bytes<G1>();
     for (size_t i = 0; i * bytes < key.ic.size(); ++i)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pacer/key_check.hpp"
+#include "math/host_curves.hpp"  // the framework's own arithmetic, which verify.cpp and key_check.cpp run
 #include "pacer/math/curves.hpp"
 #include "pacer/math/pairing.hpp"
 #include "pacer/math/subgroup.hpp"
@@ -76,10 +77,10 @@ void section_check(const char* name, const Affine<Group>& generator, bool g2, si
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
-  run<Bn254>("bn254", repeats);
-  run<Bls12_381>("bls12_381", repeats);
+  run<HostBn254>("bn254", repeats);
+  run<HostBls12_381>("bls12_381", repeats);
   const size_t points = size_t(1) << 15;
-  section_check<Bn254>("bn254", Bn254::g2_generator(), true, points);
-  section_check<Bls12_381>("bls12_381", Bls12_381::g1_generator(), false, points);
-  section_check<Bls12_381>("bls12_381", Bls12_381::g2_generator(), true, points);
+  section_check<HostBn254>("bn254", HostBn254::g2_generator(), true, points);
+  section_check<HostBls12_381>("bls12_381", HostBls12_381::g1_generator(), false, points);
+  section_check<HostBls12_381>("bls12_381", HostBls12_381::g2_generator(), true, points);
 }

@@ -12,8 +12,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <memory>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "pacer/config.hpp"
@@ -273,13 +277,19 @@ TEST_CASE("hostile: a config with thousands of unknown keys is refused quickly, 
 }
 
 TEST_CASE("hostile: a pool whose threads the system refuses joins the ones it started and says so", "[hostile]") {
-  ::setenv("PACER_TEST_THREAD_LIMIT", "2", 1);
-  CHECK_REFUSED(pacer::ThreadPool(8), "[host] threads: the system refused to start thread 4 of 8",
+  // Starts `limit` threads, then fails as pthread_create does at the process limit (EAGAIN).
+  auto refusing_after = [](size_t limit) {
+    return [limit, started = std::make_shared<size_t>(0)](std::function<void()> body) {
+      if (*started >= limit)
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again), "pthread_create");
+      ++*started;
+      return std::thread(std::move(body));
+    };
+  };
+  CHECK_REFUSED(pacer::ThreadPool(8, refusing_after(2)), "[host] threads: the system refused to start thread 4 of 8",
                 "Resource temporarily unavailable", "ulimit -u");
-  CHECK(refusal_seconds([] { pacer::ThreadPool(8); }) < kQuickSeconds);
-  ::setenv("PACER_TEST_THREAD_LIMIT", "0", 1);
-  CHECK_REFUSED(pacer::ThreadPool(2), "thread 2 of 2");
-  ::unsetenv("PACER_TEST_THREAD_LIMIT");
+  CHECK(refusal_seconds([&] { pacer::ThreadPool(8, refusing_after(2)); }) < kQuickSeconds);
+  CHECK_REFUSED(pacer::ThreadPool(2, refusing_after(0)), "thread 2 of 2");
   pacer::ThreadPool pool(3);
   CHECK(pool.size() == 3);
 }

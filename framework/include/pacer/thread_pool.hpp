@@ -16,9 +16,13 @@ namespace pacer {
 
 class ThreadPool {
  public:
+  // Starts one worker thread running `body`; the default is std::thread. A test passes one that
+  // fails as the system does at its limit.
+  using StartWorker = std::function<std::thread(std::function<void()> body)>;
   // 0 = hardware_concurrency. When the system refuses a thread (process or cgroup limit), the
   // threads already started are stopped and joined and InputError names [host] threads.
   explicit ThreadPool(unsigned threads = 0);
+  ThreadPool(unsigned threads, const StartWorker& start_worker);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -28,10 +32,8 @@ class ThreadPool {
   // The first exception thrown by fn is rethrown here. max_threads (0 = all) caps how many
   // threads work on it, so a plugin can be given part of the shared pool.
   void parallel_for(size_t n, const std::function<void(size_t)>& fn, unsigned max_threads = 0);
-  // Fire-and-forget task (used for overlapping stages of one proof). What it throws is logged
-  // (set_log) and the worker goes on: nothing a task throws ends the process.
-  void submit(std::function<void()> task);
-  // Where a task's escaped exception is logged (null: stderr). The logger must outlive the pool.
+  // Where an exception that escapes a worker's task is logged (null: stderr); the worker goes on,
+  // nothing a task throws ends the process. The logger must outlive the pool.
   void set_log(spdlog::logger* log) { log_.store(log); }
 
   // While one is alive, parallel_for calls made on this thread are urgent: their helper tasks go

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "ff/carry.hpp"
+#include "pacer/math/primes.hpp"
 
 namespace pacer::cuda::ff {
 
@@ -408,31 +409,22 @@ PACER_UNROLL
   }
 };
 
-// --- the four prime fields (moduli as in docs/formats.md §1, little-endian 64-bit limbs) ---
+// --- the four prime fields (moduli from the framework's primes.hpp, shared with the host) ---
 struct Bn254FqParams {
   static constexpr int n = 8;
-  PACER_HDC static W32<8> modulus() {
-    return consts::from64<8>({0x3c208c16d87cfd47ull, 0x97816a916871ca8dull, 0xb85045b68181585dull, 0x30644e72e131a029ull});
-  }
+  PACER_HDC static W32<8> modulus() { return consts::from64<8>(::pacer::math::primes::bn254_fq().w); }
 };
 struct Bn254FrParams {
   static constexpr int n = 8;
-  PACER_HDC static W32<8> modulus() {
-    return consts::from64<8>({0x43e1f593f0000001ull, 0x2833e84879b97091ull, 0xb85045b68181585dull, 0x30644e72e131a029ull});
-  }
+  PACER_HDC static W32<8> modulus() { return consts::from64<8>(::pacer::math::primes::bn254_fr().w); }
 };
 struct Bls12_381FqParams {
   static constexpr int n = 12;
-  PACER_HDC static W32<12> modulus() {
-    return consts::from64<12>({0xb9feffffffffaaabull, 0x1eabfffeb153ffffull, 0x6730d2a0f6b0f624ull,
-                               0x64774b84f38512bfull, 0x4b1ba7b6434bacd7ull, 0x1a0111ea397fe69aull});
-  }
+  PACER_HDC static W32<12> modulus() { return consts::from64<12>(::pacer::math::primes::bls12_381_fq().w); }
 };
 struct Bls12_381FrParams {
   static constexpr int n = 8;
-  PACER_HDC static W32<8> modulus() {
-    return consts::from64<8>({0xffffffff00000001ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull, 0x73eda753299d7d48ull});
-  }
+  PACER_HDC static W32<8> modulus() { return consts::from64<8>(::pacer::math::primes::bls12_381_fr().w); }
 };
 
 using bn254_fq = fp_t<Bn254FqParams>;

@@ -1,6 +1,7 @@
 #pragma once
 // The two supported pairing curves, declared by their constants alone; all arithmetic comes from
-// the field/extension/curve templates. Constants: docs/formats.md §1. Each curve is a template
+// the field/extension/curve templates. Constants: docs/formats.md §1; the moduli from primes.hpp,
+// which the CUDA kernels read too. Each curve is a template
 // over the field product's implementation (field.hpp's Mul policies): Bn254 and Bls12_381 are the
 // portable ones; the cpu kernels instantiate the same curves with their x86-64 product.
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "pacer/math/ec.hpp"
 #include "pacer/math/field.hpp"
 #include "pacer/math/fp2.hpp"
+#include "pacer/math/primes.hpp"
 #include "pacer/math/roots.hpp"
 #include "pacer/types.hpp"
 
@@ -23,6 +25,13 @@ struct GlvBasis {
   Fr256 a1, b1, a2, b2, g1, g2;
 };
 
+template <int kWords>
+constexpr Limbs<kWords> limbs_of(const primes::Words<kWords>& words) {
+  Limbs<kWords> out{};
+  for (int i = 0; i < kWords; ++i) out[i] = words.w[i];
+  return out;
+}
+
 // What a pairing (pairing.hpp) needs to know of a curve beyond its fields, in each curve's
 // `Pairing` member: the family fixes the shape of the Miller loop and of the final
 // exponentiation; z is the family's parameter (q and r are polynomials in it); ξ, the
@@ -35,13 +44,11 @@ template <class Mul = PortableMul>
 struct Bn254Curve {
   struct FqParams {
     static constexpr size_t N = 4;
-    static constexpr Limbs<N> modulus =
-        limbs_from_hex<N>("30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47");
+    static constexpr Limbs<N> modulus = limbs_of(primes::bn254_fq());
   };
   struct FrParams {
     static constexpr size_t N = 4;
-    static constexpr Limbs<N> modulus =
-        limbs_from_hex<N>("30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001");
+    static constexpr Limbs<N> modulus = limbs_of(primes::bn254_fr());
   };
   using Fq = Fp<FqParams, Mul>;
   using Fr = Fp<FrParams, Mul>;
@@ -97,13 +104,11 @@ template <class Mul = PortableMul>
 struct Bls12_381Curve {
   struct FqParams {
     static constexpr size_t N = 6;
-    static constexpr Limbs<N> modulus = limbs_from_hex<N>(
-        "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab");
+    static constexpr Limbs<N> modulus = limbs_of(primes::bls12_381_fq());
   };
   struct FrParams {
     static constexpr size_t N = 4;
-    static constexpr Limbs<N> modulus =
-        limbs_from_hex<N>("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
+    static constexpr Limbs<N> modulus = limbs_of(primes::bls12_381_fr());
   };
   using Fq = Fp<FqParams, Mul>;
   using Fr = Fp<FrParams, Mul>;

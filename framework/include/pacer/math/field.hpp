@@ -1,9 +1,10 @@
 #pragma once
 // Prime fields in Montgomery form over 64-bit limbs, one template for every modulus.
 // Constants (R mod p, R^2 mod p, -p^-1 mod 2^64) are derived at compile time from the modulus,
-// so a curve is declared by its primes alone. Portable C++: it compiles under nvcc and on any
-// 64-bit GCC/Clang target. The product's implementation is a template parameter (PortableMul
-// here); the cpu plugin's kernels plug in an x86-64 mulx/adx one without a second field type.
+// so a curve is declared by its primes alone. Portable C++ for any 64-bit GCC/Clang target, with
+// no instruction-set intrinsics. How products and carry chains are computed is a template
+// parameter (PortableMul here); the cpu plugin's kernels and the framework's own host code plug in
+// x86-64 ones (mulx/adx, adc/sbb chains) from their private headers without a second field type.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -12,23 +13,17 @@
 #include <string_view>
 #include <type_traits>
 
-// The carry-chain intrinsics are plain x86-64 (no target flags); nvcc's front end is kept away
-// from the intrinsics headers.
-#if defined(__x86_64__) && !defined(__CUDACC__)
-#include <x86intrin.h>
-#define PACER_HAVE_CARRY_INTRINSICS 1
-#endif
-
 // Hot arithmetic must inline into the MSM/NTT loops; GCC otherwise keeps these out of line.
-// Not in sanitizer or unoptimised builds, where forced inlining only multiplies compile time.
-#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
+// Not in sanitizer or unoptimised builds, where forced inlining only multiplies compile time, nor
+// where PACER_NO_FORCED_INLINE is defined (test programs whose oracles are not hot).
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && !defined(PACER_NO_FORCED_INLINE)
 #define PACER_HOT __attribute__((always_inline))
 #else
 #define PACER_HOT
 #endif
 
-// GCC's loop pragma; nvcc's front end warns about GCC pragmas it does not know.
-#if defined(__CUDACC__) || !defined(__GNUC__)
+// GCC's loop pragma (clang reads it too); other compilers may warn about pragmas they do not know.
+#if !defined(__GNUC__)
 #define PACER_UNROLL_8
 #else
 #define PACER_UNROLL_8 _Pragma("GCC unroll 8")
@@ -76,21 +71,11 @@ PACER_HOT constexpr bool limbs_is_zero(const Limbs<N>& a) {
 }
 
 namespace detail {
-// a += b or a -= b, returning the carry (borrow). At run time on x86-64 one adc/sbb chain through
-// the intrinsics: GCC compiles the u128 form below into stack round trips, ~3x the instructions.
+// a += b or a -= b, returning the carry (borrow). Portable; GCC 12 compiles it into stack round
+// trips, ~3-5x the instructions of one adc/sbb chain, which is why Fp takes the chain from its
+// policy where the policy has one (PortableMul below).
 template <bool kSubtract, size_t N>
 PACER_HOT constexpr uint64_t limbs_carry_chain(Limbs<N>& a, const Limbs<N>& b) {
-#if defined(PACER_HAVE_CARRY_INTRINSICS)
-  if (!std::is_constant_evaluated()) {
-    unsigned char carry = 0;
-    for (size_t i = 0; i < N; ++i) {
-      unsigned long long r;
-      carry = kSubtract ? _subborrow_u64(carry, a[i], b[i], &r) : _addcarry_u64(carry, a[i], b[i], &r);
-      a[i] = r;
-    }
-    return carry;
-  }
-#endif
   uint64_t carry = 0;
   for (size_t i = 0; i < N; ++i) {
     const u128 r = kSubtract ? u128(a[i]) - b[i] - carry : u128(a[i]) + b[i] + carry;
@@ -201,7 +186,9 @@ constexpr Limbs<N> pow2_mod(const Limbs<N>& p, size_t doublings) {
 
 // The portable Montgomery product; the reference every other implementation is tested against.
 // Mul policies: `template <class F> static limbs_t mul(const limbs_t&, const limbs_t&)` returning
-// a·b·R^-1 mod p fully reduced.
+// a·b·R^-1 mod p fully reduced; optionally `template <bool kSubtract, size_t N> static uint64_t
+// carry_chain(Limbs<N>& a, const Limbs<N>& b)`, a += b (a -= b) returning the carry (borrow), which
+// Fp's sums, differences and reductions then use at run time instead of the portable chain.
 struct PortableMul {
   template <class F>
   static PACER_HOT constexpr typename F::limbs_t mul(const typename F::limbs_t& a, const typename F::limbs_t& b) {
@@ -224,6 +211,17 @@ class Fp {
   static constexpr limbs_t R3 = detail::pow2_mod<N>(P, 3 * 64 * N);  // fixes up binary_inverse
   static constexpr size_t kBytes = N * 8;
   static_assert(P[N - 1] >> 63 == 0, "modulus needs a spare top bit");
+
+  // a += b (a -= b), returning the carry (borrow): the policy's chain at run time where it has one.
+  template <bool kSubtract>
+  static PACER_HOT constexpr uint64_t carry_chain(limbs_t& a, const limbs_t& b) {
+    if constexpr (requires { Mul::template carry_chain<kSubtract, N>(a, b); }) {
+      if (!std::is_constant_evaluated()) return Mul::template carry_chain<kSubtract, N>(a, b);
+    }
+    return detail::limbs_carry_chain<kSubtract>(a, b);
+  }
+  static PACER_HOT constexpr uint64_t add_limbs(limbs_t& a, const limbs_t& b) { return carry_chain<false>(a, b); }
+  static PACER_HOT constexpr uint64_t sub_limbs(limbs_t& a, const limbs_t& b) { return carry_chain<true>(a, b); }
 
   limbs_t v{};  // Montgomery form: x * R mod p
 
@@ -262,15 +260,15 @@ class Fp {
   // Sums and differences select with masks, not branches: the MSM feeds them random values, and
   // a branch on the comparison mispredicts half the time (~15 cycles, as much as the addition).
   friend PACER_HOT constexpr Fp operator+(Fp a, const Fp& b) {
-    limbs_add(a.v, b.v);  // no carry out: both < p < 2^(64N-1)
+    add_limbs(a.v, b.v);  // no carry out: both < p < 2^(64N-1)
     a.v = reduce_once(a.v);
     return a;
   }
   friend PACER_HOT constexpr Fp operator-(Fp a, const Fp& b) {
-    const uint64_t mask = 0 - limbs_sub(a.v, b.v);
+    const uint64_t mask = 0 - sub_limbs(a.v, b.v);
     limbs_t p_or_zero;
     for (size_t i = 0; i < N; ++i) p_or_zero[i] = P[i] & mask;
-    limbs_add(a.v, p_or_zero);
+    add_limbs(a.v, p_or_zero);
     return a;
   }
   PACER_HOT constexpr Fp operator-() const { return is_zero() ? *this : from_mont(P) - *this; }
@@ -282,7 +280,7 @@ class Fp {
   // 4p < 2^(64N) (the product then stays below 2p·R). Saves a reduction in Karatsuba-style sums.
   static PACER_HOT constexpr Fp sum_as_factor(Fp a, const Fp& b) {
     static_assert(P[N - 1] >> 62 == 0, "factors below 2p need 4p < 2^(64N)");
-    limbs_add(a.v, b.v);
+    add_limbs(a.v, b.v);
     return a;
   }
   PACER_HOT Fp& operator+=(const Fp& b) { return *this = *this + b; }
@@ -317,7 +315,7 @@ class Fp {
   // x in [0, 2p) -> x mod p, without a data-dependent branch on the comparison.
   static PACER_HOT constexpr limbs_t reduce_once(const limbs_t& x) {
     limbs_t d = x;
-    const uint64_t keep_x = 0 - limbs_sub(d, P);
+    const uint64_t keep_x = 0 - sub_limbs(d, P);
     for (size_t i = 0; i < N; ++i) d[i] ^= (d[i] ^ x[i]) & keep_x;
     return d;
   }
@@ -354,7 +352,7 @@ PACER_UNROLL_8
   [[gnu::noinline]] static constexpr limbs_t binary_inverse(const limbs_t& u) {
     constexpr limbs_t one{1};
     constexpr auto halve_mod_p = [](limbs_t& x) {  // x + p < 2^(64N): p has a spare bit
-      if (x[0] & 1) limbs_add(x, P);
+      if (x[0] & 1) add_limbs(x, P);
       x = limbs_shr(x, 1);
     };
     // x1, x2 are residues below p: Fp's subtraction is the modular one they need.
@@ -369,10 +367,10 @@ PACER_UNROLL_8
         halve_mod_p(x2);
       }
       if (limbs_geq(a, b)) {
-        limbs_sub(a, b);
+        sub_limbs(a, b);
         x1 = (from_mont(x1) - from_mont(x2)).v;
       } else {
-        limbs_sub(b, a);
+        sub_limbs(b, a);
         x2 = (from_mont(x2) - from_mont(x1)).v;
       }
     }
