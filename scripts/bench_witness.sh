@@ -94,7 +94,7 @@ for spec in "${circuits[@]}"; do
     "$pacer" bench --config "$work/trusted-keys.toml" --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" \
       --input "$dir/input.json" --cache-dir "$cache" --proofs 5 --jobs 1 --warmup 1 --json "$dir/bench.json" >/dev/null 2>&1 ||
       { echo "$spec: pacer bench --wasm --input failed" >&2; exit 1; }
-    pi+=("$(python3 -c 'import json,sys; print(f"{json.load(open(sys.argv[1]))["stages"]["witness"]["wall_seconds"]["p50"] * 1000:.2f}")' "$dir/bench.json")")
+    pi+=("$(python3 -c 'import json,sys; w = json.load(open(sys.argv[1]))["stages"]["witness"]["wall_seconds"]["p50"]; print("%.2f" % (w * 1000))' "$dir/bench.json")")
     pp+=("$(time_ms "$pacer" prove --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" --input "$dir/input.json" \
             --proof "$dir/p.json" --public "$dir/u.json" --cache-dir "$cache")")
     pt+=("$(time_ms "$pacer" prove --config "$work/trusted-keys.toml" --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" \

@@ -440,7 +440,12 @@ def main():
             run.stop_all()
             if serve_common.FAILED:
                 for p in run.procs:
-                    print(f"--- {p.name} log (last lines)\n" + "".join(run.log(p).splitlines(True)[-30:]))
+                    lines = run.log(p).splitlines(True)
+                    # A sanitizer's report is what explains the failure: from its first line, not the tail.
+                    report = next((i for i, line in enumerate(lines) if "ERROR: AddressSanitizer" in line
+                                   or "runtime error:" in line), None)
+                    shown = lines[report:report + 80] if report is not None else lines[-30:]
+                    print(f"--- {p.name} log ({'sanitizer report' if report is not None else 'last lines'})\n" + "".join(shown))
             cluster.destroy()
             subprocess.run(["rm", "-rf", work])
         ok(f"{case}: {time.time() - started:.1f} s")
