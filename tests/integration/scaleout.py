@@ -10,7 +10,8 @@ PostgreSQL cluster (pg_cluster.py), on the cpu backend and the shipped poseidon3
   prove_locally  a front with [queue] prove_locally = true proves its jobs in-process, no worker;
             a proof that fails its check is retried and ends failed after max_attempts.
   front_only  a front with no worker: reads key headers only, a job waits queued, is counted by
-            `pacer queue status`, and DELETE cancels it; a worker started while the database is
+            `pacer queue status`, and DELETE cancels it; a long-poll whose wake-up the job's final
+            NOTIFY takes while the poll reads the state still answers; a worker started while the database is
             down waits for it.
   lifecycle two fronts started at once create the schema once; a running job cancelled ends
             cancelled with its proof dropped; final jobs are deleted after retention_s; tables of
@@ -321,6 +322,7 @@ def front_only(run, cluster):
     check(status == 409, f"a second DELETE: 409, final already ({status})")
     status, _, job = run.request("GET", "/v1/proofs/" + "0" * 32)
     check(status == 404, "an id never issued: 404")
+    long_poll_meets_notify(run, cluster)
 
     # A worker started while the database is down waits (backoff) instead of exiting, and starts
     # once the database is back.
@@ -337,6 +339,43 @@ def front_only(run, cluster):
     while time.time() < deadline and " ready: keys " not in run.log(p):
         time.sleep(0.1)
     check(" ready: keys " in run.log(p) and "reachable again" in run.log(p), "and starts once the database is back")
+
+
+def long_poll_meets_notify(run, cluster):
+    """A long-poll registers its wake-up, then reads the job's state; the job's "final" NOTIFY can
+    reach the front's listener between the two, and the listener then takes the wake-up. Made to
+    happen every time: the read is held up by a lock on the jobs table while the NOTIFY is sent."""
+    status, _, j = run.request("POST", f"/v1/proofs?key={KEY}", run.witness)
+    job_id = j["id"]
+    cluster.psql(f"UPDATE pacer.jobs SET state = 'done', proof_json = '{{}}', public_json = '[]', ended_at = now() "
+                 f"WHERE id = '{job_id}'")  # as a worker would end it
+    time.sleep(0.5)  # its own NOTIFY has come and gone: no wake-up was waiting
+    locker = subprocess.Popen(cluster.as_user + [os.path.join(cluster.bin, "psql"), "-h", cluster.dir, "-p",
+                                                  str(cluster.port), "-U", "postgres", "-d", "postgres", "-At"],
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    locker.stdin.write("BEGIN; LOCK TABLE pacer.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); ROLLBACK;\n")
+    locker.stdin.flush()
+    time.sleep(0.5)
+    answer = {}
+
+    def long_poll():
+        try:
+            answer["r"] = run.request("GET", f"/v1/proofs/{job_id}?wait=10", seconds=5)
+        except OSError as e:  # the front went away: checked below
+            answer["error"] = str(e)
+    poll = threading.Thread(target=long_poll)
+    poll.start()
+    time.sleep(0.5)  # the wake-up is registered and the read waits for the lock
+    cluster.psql(f"SELECT pg_notify('pacer_final', '{job_id}')")
+    locker.stdin.close()
+    locker.wait()
+    poll.join(30)
+    front = run.procs[0]
+    status, _, job = answer.get("r", (None, None, {}))
+    check(status == 200 and job.get("state") == "done" and front.poll() is None
+          and run.request("GET", "/v1/status", seconds=5)[0] == 200,
+          f"a job's final NOTIFY that takes a long-poll's wake-up while the poll reads the state: the poll answers "
+          f"({status} {job.get('state')}{answer.get('error', '')}) and the front goes on", run.log(front)[-1500:])
 
 
 def lifecycle(run, cluster):

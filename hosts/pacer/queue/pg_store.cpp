@@ -99,34 +99,41 @@ std::optional<serve::JobView> PgJobQueue::find(const std::string& id) const {
 
 bool PgJobQueue::when_final(const std::string& id, std::function<void()> wake) {
   // Registered before the state is read, so a NOTIFY between the two is not missed.
-  std::multimap<std::string, std::function<void()>>::iterator it;
+  uint64_t serial = 0;
   {
     std::lock_guard lock(waiters_mu_);
-    it = waiters_.emplace(id, std::move(wake));
+    serial = next_waiter_++;
+    waiters_.emplace(id, std::make_pair(serial, std::move(wake)));
   }
+  // The listener thread may have taken (and freed) the entry meanwhile: look it up again.
+  const auto forget = [&] {
+    std::lock_guard lock(waiters_mu_);
+    const auto [begin, end] = waiters_.equal_range(id);
+    for (auto i = begin; i != end; ++i)
+      if (i->second.first == serial) {
+        waiters_.erase(i);
+        break;
+      }
+  };
   bool waiting = false;
   try {
     const auto job = find(id);
     waiting = job && !serve::is_final(job->state);
   } catch (...) {
-    std::lock_guard lock(waiters_mu_);
-    waiters_.erase(it);
+    forget();
     throw;
   }
-  if (!waiting) {
-    std::lock_guard lock(waiters_mu_);
-    waiters_.erase(it);
-  }
+  if (!waiting) forget();  // it may have been called already: a wake-up is only a reason to look
   return waiting;
 }
 
 void PgJobQueue::wake_all() {
-  std::multimap<std::string, std::function<void()>> all;
+  Waiters all;
   {
     std::lock_guard lock(waiters_mu_);
     all.swap(waiters_);
   }
-  for (auto& [id, wake] : all) wake();
+  for (auto& [id, entry] : all) entry.second();
 }
 
 void PgJobQueue::listen_loop() {
@@ -147,7 +154,7 @@ void PgJobQueue::listen_loop() {
         {
           std::lock_guard lock(waiters_mu_);
           const auto [begin, end] = waiters_.equal_range(id);
-          for (auto i = begin; i != end; ++i) wake.push_back(std::move(i->second));
+          for (auto i = begin; i != end; ++i) wake.push_back(std::move(i->second.second));
           waiters_.erase(begin, end);
         }
         for (auto& w : wake) w();

@@ -61,8 +61,13 @@ class PgJobQueue final : public serve::JobQueue {
   mutable std::chrono::steady_clock::time_point retry_at_{};
   std::chrono::steady_clock::time_point last_expiry_{};
 
+  // Each long-poll's wake-up under the job id, with a serial of its own: the listener may take an
+  // entry (NOTIFY, reconnect) while when_final still reads the state, so when_final erases its
+  // entry by serial, if it is still there, never through an iterator kept across the read.
+  using Waiters = std::multimap<std::string, std::pair<uint64_t, std::function<void()>>>;
   std::mutex waiters_mu_;
-  std::multimap<std::string, std::function<void()>> waiters_;
+  Waiters waiters_;
+  uint64_t next_waiter_ = 0;
   std::thread listener_;
 };
 
