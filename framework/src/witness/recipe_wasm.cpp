@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "build_cache.hpp"
@@ -32,6 +33,51 @@ const std::vector<std::string> kFlags = {
     "-DWASM_RT_MAX_CALL_STACK_DEPTH=0x7fffffff", "-DPACER_WASM2C_SOURCE=\"circuit.c\"", "-include", "wasm_prelude.h",
     "-Wl,-z,defs"};
 
+// What use_native_field() below changes in wasm2c's output: part of the cache key, so that a
+// library built with other edits is not taken for this one.
+constexpr std::string_view kTranslationEdits =
+    "translation edits 1: Fr_F1m_mul and Fr_F1m_mReduct native (wasm_field.h)";
+
+// Where the translation defines circom's Fr_F1m_mul or Fr_F1m_mReduct with the signature the glue
+// expects, the definition is renamed pacer_module_<name> and the glue's native version (wasm_field.h)
+// takes the module's calls, checking its first results against the renamed one. Text of wasm2c's
+// output, matched whole: any other form leaves the translation as it is.
+constexpr std::string_view kInstanceParam = "Z_circuit_instance_t* instance";
+
+bool rename_definition(std::string& translation, std::string_view function, size_t u32_params) {
+  // The definition names its parameters; the forward declaration before it does not.
+  const std::string head = fmt::format("\nstatic void w2c_{}({}", function, kInstanceParam);
+  const size_t at = translation.find(head);
+  if (at == std::string::npos || translation.find(head, at + 1) != std::string::npos) return false;
+  const size_t open = at + head.size() - kInstanceParam.size(), close = translation.find(") {\n", open);
+  if (close == std::string::npos) return false;
+  const std::string_view params(translation.data() + open, close - open);
+  if (params.find('\n') != std::string_view::npos) return false;
+  size_t count = 0;  // ", u32 <name>" after the instance, nothing else
+  for (size_t pos = kInstanceParam.size(); pos < params.size(); ++count) {
+    if (params.substr(pos, 6) != ", u32 ") return false;
+    pos = params.find(',', pos + 6);
+    if (pos == std::string_view::npos) pos = params.size();
+  }
+  if (count != u32_params) return false;
+  translation.replace(at + 1 + std::string_view("static void ").size(), 4 + function.size(),
+                      fmt::format("pacer_module_{}", function));
+  return true;
+}
+
+// The -D flags for wasm_glue.c of the native functions put in (none where the translation does not
+// export its memory as "memory", which the glue reads the operands from).
+std::vector<std::string> use_native_field(const fs::path& translation_file) {
+  std::string translation = RegularFile(translation_file.string()).read_all(uint64_t(1) << 36, "wasm2c's translation");
+  if (translation.find("\nwasm_rt_memory_t* Z_circuitZ_memory(Z_circuit_instance_t* instance) {\n") == std::string::npos)
+    return {};
+  std::vector<std::string> flags;
+  if (rename_definition(translation, "Fr_F1m_mul", 3)) flags.push_back("-DPACER_NATIVE_F1M_MUL=1");
+  if (rename_definition(translation, "Fr_F1m_mReduct", 2)) flags.push_back("-DPACER_NATIVE_F1M_MREDUCT=1");
+  if (!flags.empty()) write_file(translation_file, translation);
+  return flags;
+}
+
 class WasmRecipe final : public Recipe {
  public:
   explicit WasmRecipe(const fs::path& wasm) : path_(wasm) {
@@ -41,6 +87,7 @@ class WasmRecipe final : public Recipe {
     KeyHasher hasher;
     hasher.add("pacer witness generator: wasm");
     hasher.add(glue_and_version());
+    hasher.add(kTranslationEdits);
     hasher.add(bytes_);  // (module_flags_ follow from these bytes)
     source_key_ = hasher.hex();
   }
@@ -66,9 +113,11 @@ class WasmRecipe final : public Recipe {
                                    "circom --wasm",
                                    path_.string(), first_error(translated.output)));
     write_glue(dir);
+    const std::vector<std::string> native_flags = use_native_field(dir / "circuit.c");
     std::vector<std::string> command = toolchain_.cc;
     command.insert(command.end(), kFlags.begin(), kFlags.end());
     command.insert(command.end(), module_flags_.begin(), module_flags_.end());
+    command.insert(command.end(), native_flags.begin(), native_flags.end());
     command.insert(command.end(), {"-I.", "-I" + toolchain_.wasm_rt_include.string(), "wasm_glue.c", "-o",
                                    kGeneratorLibrary, "-lm"});
     const auto t1 = std::chrono::steady_clock::now();
@@ -78,9 +127,10 @@ class WasmRecipe final : public Recipe {
       throw FailedError(fmt::format("{}: the C compiler ({}) failed on wasm2c's translation: {}", path_.string(),
                                     toolchain_.cc.front(), first_error(compiled.output)));
     }
-    log.debug("{}: wasm2c {:.1f} s, C compiler {:.1f} s", path_.string(),
+    log.debug("{}: wasm2c {:.1f} s, C compiler {:.1f} s, native field functions: {}", path_.string(),
               std::chrono::duration<double>(t1 - t0).count(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count(),
+              native_flags.empty() ? "none" : fmt::format("{}", fmt::join(native_flags, " ")));
     // Only the library stays: the translation of a large circuit is hundreds of megabytes.
     std::error_code ec;
     for (const auto& item : fs::directory_iterator(dir))
