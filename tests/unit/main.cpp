@@ -1,4 +1,4 @@
-// The one Catch2 main of the unit-test binary.
+// The Catch2 main of the unit-test and the allocator-test binaries (the object library pacer_catch_main).
 #define CATCH_CONFIG_MAIN
 // Catch2 installs its own SIGSEGV handler around every test case and at its end puts back the one
 // it found, which removes the handler that witness generators install once per process
