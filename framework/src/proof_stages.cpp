@@ -9,6 +9,7 @@
 #include "math/host_curves.hpp"
 #include "pacer/math/curves.hpp"
 #include "pacer/os_random.hpp"
+#include "pacer/thread_pool.hpp"
 #include "point_json.hpp"
 
 namespace pacer {
@@ -28,7 +29,8 @@ Fr256 random_scalar() {
 }
 
 template <class Curve>
-ProofJson assemble_on(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding) {
+ProofJson assemble_on(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding,
+                      ThreadPool* pool) {
   using Fr = typename Curve::Fr;
   using G1 = typename Curve::G1;
   using G2 = typename Curve::G2;
@@ -40,11 +42,25 @@ ProofJson assemble_on(const ProvingKey& key, const ProofPoints& points, const Wi
   if (!zero_blinding) r = random_scalar<Fr>(), s = random_scalar<Fr>();
   const Fr256 rs = (Fr::from_std(r) * Fr::from_std(s)).to_std();
   const J1 delta1 = g1(key.delta1);
-  // Spec §6.6.
-  J1 pi_a = g1(key.alpha1) + g1(points.a.data) + delta1.mul(r);
-  J2 pi_b = g2(key.beta2) + g2(points.b2.data) + g2(key.delta2).mul(s);
-  J1 b1 = g1(key.beta1) + g1(points.b1.data) + delta1.mul(s);
-  J1 pi_c = g1(points.c.data) + g1(points.h.data) + pi_a.mul(s) + b1.mul(r) - delta1.mul(rs);
+  // Spec §6.6. Six scalar multiplications, the proof's last step (1.5-2.3 ms of a 2^13 proof one
+  // after another): the four by blinding alone side by side, then the two that need their results.
+  J1 delta1_r, delta1_s, delta1_rs;
+  J2 delta2_s;
+  run_tasks(pool, 4, [&](size_t t) {
+    if (t == 0) delta2_s = g2(key.delta2).mul(s);  // G2 first: the longest
+    else if (t == 1) delta1_r = delta1.mul(r);
+    else if (t == 2) delta1_s = delta1.mul(s);
+    else delta1_rs = delta1.mul(rs);
+  });
+  const J1 pi_a = g1(key.alpha1) + g1(points.a.data) + delta1_r;
+  const J2 pi_b = g2(key.beta2) + g2(points.b2.data) + delta2_s;
+  const J1 b1 = g1(key.beta1) + g1(points.b1.data) + delta1_s;
+  J1 pi_a_s, b1_r;
+  run_tasks(pool, 2, [&](size_t t) {
+    if (t == 0) pi_a_s = pi_a.mul(s);
+    else b1_r = b1.mul(r);
+  });
+  const J1 pi_c = g1(points.c.data) + g1(points.h.data) + pi_a_s + b1_r - delta1_rs;
 
   nlohmann::ordered_json proof;
   proof["pi_a"] = pacer::detail::point_json(pi_a.to_affine());
@@ -62,8 +78,10 @@ ProofJson assemble_on(const ProvingKey& key, const ProofPoints& points, const Wi
 
 }  // namespace
 
-ProofJson assemble(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding) {
-  return with_host_curve(key.curve, [&](auto curve) { return assemble_on<decltype(curve)>(key, points, w, zero_blinding); });
+ProofJson assemble(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding,
+                   ThreadPool* pool) {
+  return with_host_curve(key.curve,
+                         [&](auto curve) { return assemble_on<decltype(curve)>(key, points, w, zero_blinding, pool); });
 }
 
 }  // namespace pacer

@@ -14,6 +14,8 @@
 
 namespace pacer {
 
+class ThreadPool;
+
 
 // The MSM results of one proof, in the order the engine computes them.
 struct ProofPoints {
@@ -23,6 +25,8 @@ struct ProofJson {
   std::string proof, public_signals;
 };
 // Blinding r, s from the OS CSPRNG (or zero: TEST ONLY) and the snarkjs JSON (docs/formats.md §6.6, §7).
-ProofJson assemble(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding);
+// The scalar multiplications run on `pool` (null: on this thread).
+ProofJson assemble(const ProvingKey& key, const ProofPoints& points, const Witness& w, bool zero_blinding,
+                   ThreadPool* pool);
 
 }  // namespace pacer

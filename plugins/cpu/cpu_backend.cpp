@@ -192,6 +192,11 @@ class CpuBackend final : public Backend {
   }
 
   PointBytes msm_g2(ResidentKey& key, Lane, std::span<const Fr256> scalars, const Checkpoint& checkpoint) override {
+    // The proof's longest stage (a G2 addition costs ~3 G1 ones), the critical path where the G1
+    // MSMs run beside it: its loops go ahead of theirs, which fill the threads it leaves. Its tasks
+    // are long, so this orders the queue rather than preempting (docs/benchmarks.md: one-shot
+    // proofs 2-4% faster with the parallel assembly, two in flight no slower).
+    const ThreadPool::Urgent urgent;
     return with_cpu_curve(key.key().curve, [&](auto curve) {
       using Curve = decltype(curve);
       const auto bases = resident<Curve>(key).b2();

@@ -60,7 +60,7 @@ void run_stage_body(const EngineParts& parts, Job& job, Node node, const Checkpo
       job.points.h = backend.msm_g1(rk, job.lane, Basis::H, std::span<const Fr256>(span_of(job.a)), checkpoint);
       return;
     case kAssemble: {
-      ProofJson json = assemble(key, job.points, *job.witness, job.options.zero_blinding);
+      ProofJson json = assemble(key, job.points, *job.witness, job.options.zero_blinding, parts.pool);
       std::lock_guard lock(job.mu);
       job.out.proof_json = std::move(json.proof);
       job.out.public_json = std::move(json.public_signals);
