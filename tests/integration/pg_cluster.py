@@ -59,13 +59,20 @@ class Cluster:
         pw = f"&password={password}" if password else ""
         return f"postgresql://postgres@/postgres?host={self.dir}&port={self.port}{pw}"
 
+    def _psql_command(self):
+        return self.as_user + [os.path.join(self.bin, "psql"), "-h", self.dir, "-p", str(self.port), "-U", "postgres",
+                               "-d", "postgres", "-At"]
+
     def psql(self, sql):
-        r = subprocess.run(self.as_user + [os.path.join(self.bin, "psql"), "-h", self.dir, "-p", str(self.port),
-                                           "-U", "postgres", "-d", "postgres", "-At", "-c", sql],
-                           capture_output=True, text=True)
+        r = subprocess.run(self._psql_command() + ["-c", sql], capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"psql: {r.stderr}")
         return r.stdout.strip()
+
+    def psql_session(self):
+        """A psql reading SQL from its stdin (a Popen with stdin=PIPE, text): one session held open,
+        e.g. to keep a lock while something else runs."""
+        return subprocess.Popen(self._psql_command(), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
 
     def wait_ready(self, seconds=30):
         deadline = time.time() + seconds

@@ -350,9 +350,7 @@ def long_poll_meets_notify(run, cluster):
     cluster.psql(f"UPDATE pacer.jobs SET state = 'done', proof_json = '{{}}', public_json = '[]', ended_at = now() "
                  f"WHERE id = '{job_id}'")  # as a worker would end it
     time.sleep(0.5)  # its own NOTIFY has come and gone: no wake-up was waiting
-    locker = subprocess.Popen(cluster.as_user + [os.path.join(cluster.bin, "psql"), "-h", cluster.dir, "-p",
-                                                  str(cluster.port), "-U", "postgres", "-d", "postgres", "-At"],
-                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    locker = cluster.psql_session()
     locker.stdin.write("BEGIN; LOCK TABLE pacer.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); ROLLBACK;\n")
     locker.stdin.flush()
     time.sleep(0.5)

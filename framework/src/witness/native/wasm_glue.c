@@ -448,64 +448,62 @@ static int guarded(pacer_wg_instance* inst, guarded_body body, void* arg) {
  * module's calls then reach these. Operands are read where the module's code would read them:
  * past the memory's size, the access faults into the reservation and traps, as the module's would. */
 #if defined(PACER_NATIVE_F1M_MUL) || defined(PACER_NATIVE_F1M_MREDUCT)
-static inline uint8_t* linear_memory(Z_circuit_instance_t* module) { return Z_circuitZ_memory(module)->data; }
+static inline uint8_t* linear_memory(pacer_wg_instance* inst) { return Z_circuitZ_memory(&inst->module)->data; }
 
 enum { NATIVE_MUL, NATIVE_REDUCE };
-/* After a native result of function `fn`: 1 when it may be stored alone, 0 when the module's code
- * must run and `native` be compared with what it stored (agree()). */
-static inline int native_trusted(const pacer_wg_instance* inst, int fn) {
-  return inst->field.agreed[fn] >= PACER_FIELD_CHECKS;
+/* A native result of `fn` for address r: stored alone once fn's results are trusted (1); before
+ * that (0) the module's code runs and agree() compares what it stored. */
+static inline int stored_alone(pacer_wg_instance* inst, int fn, u32 r, const uint64_t* native) {
+  if (inst->field.agreed[fn] < PACER_FIELD_CHECKS) return 0;
+  memcpy(linear_memory(inst) + r, native, 32);
+  return 1;
 }
-static void agree(pacer_wg_instance* inst, int fn, const uint8_t* stored, const uint64_t* native) {
-  if (memcmp(stored, native, 32) == 0) ++inst->field.agreed[fn];
+static void agree(pacer_wg_instance* inst, int fn, u32 r, const uint64_t* native) {
+  if (memcmp(linear_memory(inst) + r, native, 32) == 0) ++inst->field.agreed[fn];
   else inst->field.state = -1; /* the module's code from now on */
 }
 #endif
 
 #ifdef PACER_NATIVE_F1M_MUL
+/* x*y/R into out, where the field is in use and both operands are below q (1); 0 otherwise. */
+static inline int native_mul(pacer_wg_instance* inst, u32 x, u32 y, uint64_t* out) {
+  if (inst->field.state <= 0) return 0;
+  uint64_t a[4], b[4];
+  memcpy(a, linear_memory(inst) + x, 32);
+  memcpy(b, linear_memory(inst) + y, 32);
+  if (!pacer_field_below_q(&inst->field, a) || !pacer_field_below_q(&inst->field, b)) return 0;
+  pacer_field_mul(&inst->field, out, a, b);
+  return 1;
+}
 static void pacer_module_Fr_F1m_mul(Z_circuit_instance_t*, u32, u32, u32);
 static void w2c_Fr_F1m_mul(Z_circuit_instance_t* module, u32 x, u32 y, u32 r) {
   pacer_wg_instance* inst = (pacer_wg_instance*)module; /* module is its first member */
-  if (inst->field.state > 0) {
-    uint8_t* mem = linear_memory(module);
-    uint64_t a[4], b[4], out[4];
-    memcpy(a, mem + x, 32);
-    memcpy(b, mem + y, 32);
-    if (pacer_field_below_q(&inst->field, a) && pacer_field_below_q(&inst->field, b)) {
-      pacer_field_mul(&inst->field, out, a, b);
-      if (native_trusted(inst, NATIVE_MUL)) {
-        memcpy(mem + r, out, 32);
-        return;
-      }
-      pacer_module_Fr_F1m_mul(module, x, y, r);
-      agree(inst, NATIVE_MUL, mem + r, out);
-      return;
-    }
-  }
+  uint64_t out[4];
+  const int native = native_mul(inst, x, y, out);
+  if (native && stored_alone(inst, NATIVE_MUL, r, out)) return;
   pacer_module_Fr_F1m_mul(module, x, y, r);
+  if (native) agree(inst, NATIVE_MUL, r, out);
 }
 #endif
 
 #ifdef PACER_NATIVE_F1M_MREDUCT
+/* t/R into out for the 512-bit t, where the field is in use and t's high half is below q (1). */
+static inline int native_reduce(pacer_wg_instance* inst, u32 t, uint64_t* out) {
+  if (inst->field.state <= 0) return 0;
+  uint64_t wide[8];
+  memcpy(wide, linear_memory(inst) + t, 64);
+  if (!pacer_field_below_q(&inst->field, wide + 4)) return 0;
+  pacer_field_reduce(&inst->field, out, wide);
+  return 1;
+}
 static void pacer_module_Fr_F1m_mReduct(Z_circuit_instance_t*, u32, u32);
 static void w2c_Fr_F1m_mReduct(Z_circuit_instance_t* module, u32 t, u32 r) {
   pacer_wg_instance* inst = (pacer_wg_instance*)module;
-  if (inst->field.state > 0) {
-    uint8_t* mem = linear_memory(module);
-    uint64_t wide[8], out[4];
-    memcpy(wide, mem + t, 64);
-    if (pacer_field_below_q(&inst->field, wide + 4)) {
-      pacer_field_reduce(&inst->field, out, wide);
-      if (native_trusted(inst, NATIVE_REDUCE)) {
-        memcpy(mem + r, out, 32);
-        return;
-      }
-      pacer_module_Fr_F1m_mReduct(module, t, r);
-      agree(inst, NATIVE_REDUCE, mem + r, out);
-      return;
-    }
-  }
+  uint64_t out[4];
+  const int native = native_reduce(inst, t, out);
+  if (native && stored_alone(inst, NATIVE_REDUCE, r, out)) return;
   pacer_module_Fr_F1m_mReduct(module, t, r);
+  if (native) agree(inst, NATIVE_REDUCE, r, out);
 }
 #endif
 
