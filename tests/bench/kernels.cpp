@@ -2,7 +2,8 @@
 // so that a change to one of them can be measured without a whole proof.
 //   pacer_bench_kernels [log2 n = 16] [threads = all] [repeats = 3] [ifma: auto | off]
 // Environment: PACER_BENCH_CURVE=bn254|bls12_381 and PACER_BENCH_ONLY=field,g1,g2,ntt (a
-// comma-separated subset; default all) narrow the run, e.g. for a profiler.
+// comma-separated subset; default all) narrow the run, e.g. for a profiler;
+// PACER_BENCH_MSM_WINDOW=c fixes the MSMs' window width ([backend.params] msm_window).
 // Prints one line per kernel: best-of-repeats wall time and a per-element figure.
 #include <algorithm>
 #include <chrono>
@@ -122,6 +123,7 @@ int main(int argc, char** argv) {
   }
   CpuKernels kernels = CpuKernels::detect();
   if (ifma == "off") kernels.ifma = false;
+  if (const char* window = std::getenv("PACER_BENCH_MSM_WINDOW")) kernels.msm_window = unsigned(std::atoi(window));
   ThreadPool pool(threads);
   std::printf("threads %u, n = 2^%u, best of %d, IFMA %s, field products %s\n", pool.size(), log_n, repeats,
               kernels.ifma ? "on" : "off", kCpuHasAdx ? "mulx/adx" : "portable");

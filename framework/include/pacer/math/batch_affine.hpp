@@ -12,6 +12,67 @@
 
 namespace pacer::math {
 
+namespace detail {
+
+// Over Fq2 = Fq[u]/(u^2 + 1) the inverses come from the norms: 1/d = conj(d) / (d0^2 + d1^2), so
+// the prefix products and the one inversion are in Fq. Per addition that is 7 base-field
+// multiplications for the inverse against 9 (three Fq2 products): 15 against 17 in all, the G2
+// MSM's bucket additions. (The norm is zero only for d = 0: -1 is not a square in Fq.)
+template <class F>
+concept QuadraticExtension = requires(const F& f) {
+  typename F::Base;
+  f.c0;
+  f.c1;
+};
+
+// dens[k] = den_of(k) for k < n, then 1/dens[k] for each non-zero one, from the last k down, passed
+// to use(k, inverse); zero ones to skipped(k). dens and prefix are scratch of n elements or more.
+template <class F, class DenOf, class Use, class Skipped>
+PACER_HOT inline void batch_inverses(size_t n, DenOf&& den_of, std::span<F> dens, std::span<F> prefix, Use&& use, Skipped&& skipped) {
+  if constexpr (QuadraticExtension<F>) {
+    using B = typename F::Base;
+    // prefix[k].c0: the product of the non-zero norms before k; prefix[k].c1: the norm of dens[k].
+    B product = B::one();
+    for (size_t k = 0; k < n; ++k) {
+      dens[k] = den_of(k);
+      const B norm = dens[k].c0.sqr() + dens[k].c1.sqr();
+      prefix[k] = F(product, norm);
+      if (!dens[k].is_zero()) product = product * norm;
+    }
+    B inv = product.inv();
+    for (size_t k = n; k-- > 0;) {
+      if (dens[k].is_zero()) {
+        skipped(k);
+        continue;
+      }
+      const B norm_inv = inv * prefix[k].c0;
+      inv = inv * prefix[k].c1;
+      use(k, F(dens[k].c0 * norm_inv, -(dens[k].c1 * norm_inv)));
+    }
+  } else {
+    // prefix[k] = the product of the non-zero dens before k; inv is 1/(the product up to k) on
+    // entry to step k.
+    F product = F::one();
+    for (size_t k = 0; k < n; ++k) {
+      dens[k] = den_of(k);
+      prefix[k] = product;
+      if (!dens[k].is_zero()) product = product * dens[k];
+    }
+    F inv = product.inv();
+    for (size_t k = n; k-- > 0;) {
+      if (dens[k].is_zero()) {
+        skipped(k);
+        continue;
+      }
+      const F den_inv = inv * prefix[k];
+      inv = inv * dens[k];
+      use(k, den_inv);
+    }
+  }
+}
+
+}  // namespace detail
+
 // acc(k) += point(k) for k < n. The accumulators must be n distinct points and neither side of an
 // addition the identity. A pair of equal x (P + P, or P + (-P)) has no chord to follow: it is left
 // as it is and equal_x(k) called, so the caller adds it another way. prefix and dens are scratch
@@ -20,31 +81,17 @@ template <class Group, class AccAt, class PointAt, class EqualX>
 void add_affine_batch(size_t n, AccAt&& acc, PointAt&& point, std::span<typename Group::Field> prefix,
                       std::span<typename Group::Field> dens, EqualX&& equal_x) {
   using F = typename Group::Field;
-  // Forward: prefix[k] = the product of the non-zero denominators x_P - x_acc before k.
-  F product = F::one();
-  for (size_t k = 0; k < n; ++k) {
-    const F den = point(k).x - acc(k).x;
-    dens[k] = den;
-    prefix[k] = product;
-    if (!den.is_zero()) product = product * den;
-  }
-  // Backward: inv is 1/(the product up to k) on entry to step k.
-  F inv = product.inv();
-  for (size_t k = n; k-- > 0;) {
-    const F& den = dens[k];
-    if (den.is_zero()) {
-      equal_x(k);
-      continue;
-    }
-    Affine<Group>& a = acc(k);
-    const Affine<Group> p = point(k);
-    const F den_inv = inv * prefix[k];
-    inv = inv * den;
-    const F lambda = (p.y - a.y) * den_inv;
-    const F x3 = lambda.sqr() - a.x - p.x;
-    a.y = lambda * (a.x - x3) - a.y;
-    a.x = x3;
-  }
+  detail::batch_inverses<F>(
+      n, [&](size_t k) PACER_HOT { return point(k).x - acc(k).x; }, dens, prefix,
+      [&](size_t k, const F& den_inv) PACER_HOT {
+        Affine<Group>& a = acc(k);
+        const Affine<Group> p = point(k);
+        const F lambda = (p.y - a.y) * den_inv;
+        const F x3 = lambda.sqr() - a.x - p.x;
+        a.y = lambda * (a.x - x3) - a.y;
+        a.x = x3;
+      },
+      equal_x);
 }
 
 // Jacobian -> affine with one inversion for the whole span; identities stay identities.
