@@ -19,9 +19,7 @@ log() { echo "=== $(date -u +%H:%M:%S) $*"; }
   for i in 1 2 3 4 5; do /usr/bin/time -f "wall %e s cpu %U+%S s" "$P" --version 2>&1 >/dev/null; done
   for lg in ${SIZES:-13}; do
     k=$work/c$lg
-    "$P" gen-circuit --constraints $(((1 << lg) - (1 << lg) / 64)) --r1cs "$k.r1cs" --witness "$k.wtns" >/dev/null 2>&1
-    "$P" setup --insecure --r1cs "$k.r1cs" --zkey "$k.zkey" --vkey "$k.json" >/dev/null 2>&1
-    "$P" prove --zkey "$k.zkey" --witness "$k.wtns" --proof "$work/p.json" --public "$work/u.json" >/dev/null 2>&1  # the key's record
+    small_key "$lg" "$k"
     for t in ${THREADS:-16 8 4 2}; do
       printf '[host]\nthreads = %s\nlog_level = "debug"\n' "$t" >"$work/t$t.toml"
       log "2^$lg, threads = $t"

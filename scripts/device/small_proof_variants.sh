@@ -22,9 +22,7 @@ prove_with() { echo "$1=$2 $P prove $3 --zkey {zkey} --witness {witness} --proof
   lscpu | grep -E "Model name|^CPU\(s\)"
   for lg in ${SIZES:-13 15}; do
     k=$work/c$lg
-    "$P" gen-circuit --constraints $(((1 << lg) - (1 << lg) / 64)) --r1cs "$k.r1cs" --witness "$k.wtns" >/dev/null 2>&1
-    "$P" setup --insecure --r1cs "$k.r1cs" --zkey "$k.zkey" --vkey "$k.json" >/dev/null 2>&1
-    "$P" prove --zkey "$k.zkey" --witness "$k.wtns" --proof "$work/p.json" --public "$work/u.json" >/dev/null 2>&1  # the key's record
+    small_key "$lg" "$k"
     windows_var=WINDOWS_$lg
     others=()
     for c in ${!windows_var:-}; do

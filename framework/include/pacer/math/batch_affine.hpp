@@ -14,10 +14,6 @@ namespace pacer::math {
 
 namespace detail {
 
-// Over Fq2 = Fq[u]/(u^2 + 1) the inverses come from the norms: 1/d = conj(d) / (d0^2 + d1^2), so
-// the prefix products and the one inversion are in Fq. Per addition that is 7 base-field
-// multiplications for the inverse against 9 (three Fq2 products): 15 against 17 in all, the G2
-// MSM's bucket additions. (The norm is zero only for d = 0: -1 is not a square in Fq.)
 template <class F>
 concept QuadraticExtension = requires(const F& f) {
   typename F::Base;
@@ -25,49 +21,57 @@ concept QuadraticExtension = requires(const F& f) {
   f.c1;
 };
 
+// What the one inversion of a batch chains: each denominator itself, in its own field.
+template <class F>
+struct InverseChain {
+  using K = F;
+  static PACER_HOT K value(const F& d) { return d; }
+  static PACER_HOT F inverse(const F&, const K& value_inv) { return value_inv; }
+  // prefix[k] keeps the chain's product before k; the value is dens[k] itself.
+  static PACER_HOT void keep(F& slot, const K& product, const K&) { slot = product; }
+  static PACER_HOT K product_before(const F& slot) { return slot; }
+  static PACER_HOT K value_at(const F&, const F& d) { return d; }
+};
+
+// Over Fq2 = Fq[u]/(u^2 + 1) the chain runs over the norms: 1/d = conj(d) / (d0^2 + d1^2), so the
+// prefix products and the inversion are in Fq. Per addition that is 7 base-field multiplications
+// for the inverse against 9 (three Fq2 products): 15 against 17 in all, the G2 MSM's bucket
+// additions. (The norm is zero only for d = 0: -1 is not a square in Fq.)
+template <QuadraticExtension F>
+struct InverseChain<F> {
+  using K = typename F::Base;
+  static PACER_HOT K value(const F& d) { return d.c0.sqr() + d.c1.sqr(); }
+  static PACER_HOT F inverse(const F& d, const K& norm_inv) { return F(d.c0 * norm_inv, -(d.c1 * norm_inv)); }
+  // prefix[k] keeps both: the product of the norms before k (c0) and the norm of dens[k] (c1).
+  static PACER_HOT void keep(F& slot, const K& product, const K& norm) { slot = F(product, norm); }
+  static PACER_HOT K product_before(const F& slot) { return slot.c0; }
+  static PACER_HOT K value_at(const F& slot, const F&) { return slot.c1; }
+};
+
 // dens[k] = den_of(k) for k < n, then 1/dens[k] for each non-zero one, from the last k down, passed
 // to use(k, inverse); zero ones to skipped(k). dens and prefix are scratch of n elements or more.
 template <class F, class DenOf, class Use, class Skipped>
-PACER_HOT inline void batch_inverses(size_t n, DenOf&& den_of, std::span<F> dens, std::span<F> prefix, Use&& use, Skipped&& skipped) {
-  if constexpr (QuadraticExtension<F>) {
-    using B = typename F::Base;
-    // prefix[k].c0: the product of the non-zero norms before k; prefix[k].c1: the norm of dens[k].
-    B product = B::one();
-    for (size_t k = 0; k < n; ++k) {
-      dens[k] = den_of(k);
-      const B norm = dens[k].c0.sqr() + dens[k].c1.sqr();
-      prefix[k] = F(product, norm);
-      if (!dens[k].is_zero()) product = product * norm;
+PACER_HOT inline void batch_inverses(size_t n, DenOf&& den_of, std::span<F> dens, std::span<F> prefix, Use&& use,
+                                     Skipped&& skipped) {
+  using Chain = InverseChain<F>;
+  using K = typename Chain::K;
+  K product = K::one();
+  for (size_t k = 0; k < n; ++k) {
+    dens[k] = den_of(k);
+    const K value = Chain::value(dens[k]);
+    Chain::keep(prefix[k], product, value);
+    if (!dens[k].is_zero()) product = product * value;
+  }
+  // inv is 1/(the product up to k) on entry to step k.
+  K inv = product.inv();
+  for (size_t k = n; k-- > 0;) {
+    if (dens[k].is_zero()) {
+      skipped(k);
+      continue;
     }
-    B inv = product.inv();
-    for (size_t k = n; k-- > 0;) {
-      if (dens[k].is_zero()) {
-        skipped(k);
-        continue;
-      }
-      const B norm_inv = inv * prefix[k].c0;
-      inv = inv * prefix[k].c1;
-      use(k, F(dens[k].c0 * norm_inv, -(dens[k].c1 * norm_inv)));
-    }
-  } else {
-    // prefix[k] = the product of the non-zero dens before k; inv is 1/(the product up to k) on
-    // entry to step k.
-    F product = F::one();
-    for (size_t k = 0; k < n; ++k) {
-      dens[k] = den_of(k);
-      prefix[k] = product;
-      if (!dens[k].is_zero()) product = product * dens[k];
-    }
-    F inv = product.inv();
-    for (size_t k = n; k-- > 0;) {
-      if (dens[k].is_zero()) {
-        skipped(k);
-        continue;
-      }
-      const F den_inv = inv * prefix[k];
-      inv = inv * dens[k];
-      use(k, den_inv);
-    }
+    const K value_inv = inv * Chain::product_before(prefix[k]);
+    inv = inv * Chain::value_at(prefix[k], dens[k]);
+    use(k, Chain::inverse(dens[k], value_inv));
   }
 }
 
