@@ -2,7 +2,6 @@
 // Fr_F1m_mul / Fr_F1m_mReduct (framework/src/witness/native/wasm_field.h), against GMP.
 #include <catch2/catch.hpp>
 
-#include <cstring>
 #include <random>
 
 #include "gmp_oracle.hpp"
@@ -13,19 +12,10 @@ extern "C" {
 
 namespace {
 
+using pacer::math::Limbs;
+using pacer::test::from_mpz;
 using pacer::test::Mpz;
-
-Mpz of_words(const uint64_t* words, size_t n) {
-  Mpz m;
-  mpz_import(m.z, n, -1, sizeof(uint64_t), 0, 0, words);
-  return m;
-}
-
-void to_words(const Mpz& m, uint64_t* words, size_t n) {
-  std::memset(words, 0, n * sizeof(uint64_t));
-  size_t count = 0;
-  mpz_export(words, &count, -1, sizeof(uint64_t), 0, 0, m.z);
-}
+using pacer::test::to_mpz;
 
 void check_prime(const char* decimal) {
   const Mpz q(decimal);
@@ -51,15 +41,14 @@ void check_prime(const char* decimal) {
       mpz_urandomm(a.z, rng, q.z);
       mpz_urandomm(b.z, rng, q.z);
     }
-    uint64_t wa[4], wb[4], out[4];
-    to_words(a, wa, 4);
-    to_words(b, wb, 4);
-    CHECK(pacer_field_below_q(&f, wa));
-    pacer_field_mul(&f, out, wa, wb);
+    const Limbs<4> wa = from_mpz<4>(a), wb = from_mpz<4>(b);
+    Limbs<4> out;
+    CHECK(pacer_field_below_q(&f, wa.data()));
+    pacer_field_mul(&f, out.data(), wa.data(), wb.data());
     mpz_mul(want.z, a.z, b.z);
     mpz_mul(want.z, want.z, r_inv.z);
     mpz_mod(want.z, want.z, q.z);
-    got = of_words(out, 4);
+    got = to_mpz(out);
     REQUIRE(got.str() == want.str());
 
     // A 512-bit t with its high half below q (what the glue hands to the native reduction).
@@ -69,18 +58,15 @@ void check_prime(const char* decimal) {
     Mpz t;
     mpz_mul_2exp(t.z, hi.z, 256);
     mpz_add(t.z, t.z, lo.z);
-    uint64_t wide[8];
-    to_words(t, wide, 8);
-    pacer_field_reduce(&f, out, wide);
+    const Limbs<8> wide = from_mpz<8>(t);
+    pacer_field_reduce(&f, out.data(), wide.data());
     mpz_mul(want.z, t.z, r_inv.z);
     mpz_mod(want.z, want.z, q.z);
-    got = of_words(out, 4);
+    got = to_mpz(out);
     REQUIRE(got.str() == want.str());
   }
   gmp_randclear(rng);
-  uint64_t qw[4];
-  to_words(q, qw, 4);
-  CHECK_FALSE(pacer_field_below_q(&f, qw));
+  CHECK_FALSE(pacer_field_below_q(&f, from_mpz<4>(q).data()));
 }
 
 }  // namespace
