@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "pacer/cpus.hpp"
 #include "pacer/error.hpp"
 #include "pacer/thread_guard.hpp"
 
@@ -18,7 +19,7 @@ ThreadPool::ThreadPool(unsigned threads)
     : ThreadPool(threads, [](std::function<void()> body) { return std::thread(std::move(body)); }) {}
 
 ThreadPool::ThreadPool(unsigned threads, const StartWorker& start_worker) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = available_cpus();
   // The caller of parallel_for works too, so threads-1 workers give `threads` busy cores.
   workers_.reserve(threads - 1);
   for (unsigned i = 1; i < threads; ++i) {

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.hpp"
+#include "pacer/cpus.hpp"
 
 namespace pacer::host {
 
@@ -198,7 +199,8 @@ double cpu_seconds_per_proof(const BenchRun& run) {
 
 MachineInfo probe_machine() {
   MachineInfo m;
-  m.cores = std::thread::hardware_concurrency();
+  m.cores = available_cpus();
+  m.machine_cores = std::thread::hardware_concurrency();
   m.cpu_model = "unknown";
   std::ifstream cpuinfo("/proc/cpuinfo");
   for (std::string line; std::getline(cpuinfo, line);)
@@ -262,7 +264,10 @@ std::string format_table(const BenchRun& run) {
   const double timed_sys = u.system_seconds - run.usage_before.system_seconds;
 
   fmt::format_to(out, "pacer bench, {} on {}\n", run.date_utc, run.machine.hostname);
-  fmt::format_to(out, "{:<10} {} cores, {} ({})\n", "machine", run.machine.cores, run.machine.cpu_model, run.machine.os);
+  const std::string of_machine =
+      run.machine.machine_cores > run.machine.cores ? fmt::format(" of {}", run.machine.machine_cores) : "";
+  fmt::format_to(out, "{:<10} {}{} cores, {} ({})\n", "machine", run.machine.cores, of_machine, run.machine.cpu_model,
+                 run.machine.os);
   fmt::format_to(out, "{:<10} {}: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} pool threads\n", "config",
                  run.config_source, run.backend, fmt::join(run.backend_devices, ", "), run.backend_lanes,
                  run.backend_lanes == 1 ? "" : "s", run.allocator, run.scheduler, run.cpu_pool_threads);
@@ -318,7 +323,7 @@ std::string summary_json(const BenchRun& run) {
   j["command"] = run.command;
   j["date"] = run.date_utc;
   j["hostname"] = run.machine.hostname;
-  j["machine"] = json{{"cores", run.machine.cores}, {"cpu_model", run.machine.cpu_model}, {"os", run.machine.os}};
+  j["machine"] = json{{"cores", run.machine.cores}, {"machine_cores", run.machine.machine_cores}, {"cpu_model", run.machine.cpu_model}, {"os", run.machine.os}};
   j["config"] = json{{"source", run.config_source},
                      {"backend", run.backend},
                      {"backend_devices", run.backend_devices},

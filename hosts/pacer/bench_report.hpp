@@ -28,7 +28,8 @@ struct ProofSample {
 };
 
 struct MachineInfo {
-  unsigned cores = 0;          // std::thread::hardware_concurrency
+  unsigned cores = 0;          // available_cpus(): what this process may run on
+  unsigned machine_cores = 0;  // std::thread::hardware_concurrency
   std::string cpu_model;       // /proc/cpuinfo "model name", or "unknown"
   std::string hostname;
   std::string os;              // uname: "Linux 6.8.0 x86_64"

@@ -19,7 +19,7 @@ class ThreadPool {
   // Starts one worker thread running `body`; the default is std::thread. A test passes one that
   // fails as the system does at its limit.
   using StartWorker = std::function<std::thread(std::function<void()> body)>;
-  // 0 = hardware_concurrency. When the system refuses a thread (process or cgroup limit), the
+  // 0 = available_cpus() (cpus.hpp: the affinity mask and cgroup quota). When the system refuses a thread (process or cgroup limit), the
   // threads already started are stopped and joined and InputError names [host] threads.
   explicit ThreadPool(unsigned threads = 0);
   ThreadPool(unsigned threads, const StartWorker& start_worker);
