@@ -36,18 +36,25 @@ std::optional<std::string> first_line(const std::string& path) {
   return std::nullopt;
 }
 
-// The quota of this process's own cgroup (v2: its path from /proc/self/cgroup under the mount),
-// else the one at the mount's root (a container sees its own cgroup there); cgroup v1's
-// cpu.cfs_quota_us (-1: none) and cpu.cfs_period_us where there is no v2 file.
+// The tightest quota on the way from this process's cgroup up to the root (cgroup v2: its path
+// from /proc/self/cgroup, under the mount; a parent's limit binds its children, and a container
+// sees its own cgroup as the root); cgroup v1's cpu.cfs_quota_us (-1: none) and cpu.cfs_period_us
+// where no v2 file can be read.
 std::optional<unsigned> cgroup_quota_cpus() {
-  std::vector<std::string> v2;
+  std::string own;
   std::ifstream self("/proc/self/cgroup");
   for (std::string line; std::getline(self, line);)
-    if (line.rfind("0::/", 0) == 0 && line.size() > 4 && line.find("..") == std::string::npos)
-      v2.push_back("/sys/fs/cgroup" + line.substr(3) + "/cpu.max");
-  v2.push_back("/sys/fs/cgroup/cpu.max");
-  for (const auto& path : v2)
-    if (const auto line = first_line(path)) return cpus_from_cgroup_cpu_max(*line);
+    if (line.rfind("0::/", 0) == 0 && line.find("..") == std::string::npos) own = line.substr(3);
+  bool v2 = false;
+  std::optional<unsigned> tightest;
+  for (std::string dir = own;; dir.resize(dir.rfind('/'))) {
+    if (const auto line = first_line("/sys/fs/cgroup" + dir + "/cpu.max")) {
+      v2 = true;
+      if (const auto cpus = cpus_from_cgroup_cpu_max(*line)) tightest = std::min(tightest.value_or(*cpus), *cpus);
+    }
+    if (dir.empty() || dir == "/") break;
+  }
+  if (v2) return tightest;
   const auto quota = first_line("/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
   const auto period = first_line("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
   if (quota && period) return cpus_from_cgroup_cpu_max(*quota + " " + *period);
