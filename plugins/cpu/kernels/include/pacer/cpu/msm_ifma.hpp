@@ -47,13 +47,43 @@ inline constexpr bool kExtension = !std::is_same_v<BaseOf<Group>, typename Group
 template <class Group>
 using LanesOf = std::conditional_t<kExtension<Group>, Lanes2<kLimbs52<BaseOf<Group>::N>>, Lanes<kLimbs52<BaseOf<Group>::N>>>;
 
-// 64-bit words per Lanes/Lanes2 of the group's field, and scratch words per group of eight: the
-// prefix product, the denominator and both points' coordinates (pass 2 reads them back instead of
-// loading and converting the points again).
+// What the lanes' inversion chain runs over, as InverseChain does for the scalar batch: the
+// denominator itself, or over Fq2 its norm d0^2 + d1^2 in Fq (1/d = conj(d) / N(d); the norm is zero
+// only for d = 0, -1 not being a square in Fq). The chain and its inverses then cost one base
+// product per step instead of three.
+template <size_t N>
+PACER_IFMA_INLINE Lanes<kLimbs52<N>> chain_link(const Lanes<kLimbs52<N>>& d, const Constants<kLimbs52<N>>&) {
+  return d;
+}
+template <size_t N>
+PACER_IFMA_INLINE Lanes<kLimbs52<N>> chain_link(const Lanes2<kLimbs52<N>>& d, const Constants<kLimbs52<N>>& c) {
+  return add(mul<N>(d.c0, d.c0, c), mul<N>(d.c1, d.c1, c), c);
+}
+// 1/d from the inverse of its chain link.
+template <size_t N>
+PACER_IFMA_INLINE Lanes<kLimbs52<N>> inverse_from_link(const Lanes<kLimbs52<N>>&, const Lanes<kLimbs52<N>>& link_inv,
+                                                       const Constants<kLimbs52<N>>&) {
+  return link_inv;
+}
+template <size_t N>
+PACER_IFMA_INLINE Lanes2<kLimbs52<N>> inverse_from_link(const Lanes2<kLimbs52<N>>& d,
+                                                        const Lanes<kLimbs52<N>>& norm_inv,
+                                                        const Constants<kLimbs52<N>>& c) {
+  Lanes<kLimbs52<N>> zero;
+  for (auto& x : zero.l) x = _mm512_setzero_si512();
+  return {mul<N>(d.c0, norm_inv, c), sub(zero, mul<N>(d.c1, norm_inv, c), c)};
+}
+
+// 64-bit words per Lanes/Lanes2 of the group's field and per Lanes of its base field, and scratch
+// words per group of eight: the prefix product and the chain link (base field), the denominator
+// where it is not its own link (Fq2), and both points' coordinates (pass 2 reads them back instead
+// of loading and converting the points again).
 template <class Group>
 constexpr size_t lane_words() { return 8 * kLimbs52<BaseOf<Group>::N> * (kExtension<Group> ? 2 : 1); }
 template <class Group>
-constexpr size_t scratch_words() { return 6 * lane_words<Group>(); }
+constexpr size_t chain_words() { return 8 * kLimbs52<BaseOf<Group>::N>; }
+template <class Group>
+constexpr size_t scratch_words() { return 2 * chain_words<Group>() + (kExtension<Group> ? 5 : 4) * lane_words<Group>(); }
 
 // Words [0, W) of eight points (at[j]; lanes outside `lanes` read nothing and hold zeros),
 // word-major: v[w] lane j is word w of point j. Rows of eight words, transposed: cheaper than
@@ -113,10 +143,10 @@ PACER_IFMA_INLINE void negate_lanes(Lanes2<L>& a, __mmask8 m, const Constants<L>
 
 // bucket[bucket_of[k]] += ±*points[k] for k < n (minus where negate[k]), buckets distinct, as the
 // scalar flush does it:
-// prefix products of the denominators (one chain per lane), one inversion for all eight chains,
-// then the additions backwards. A zero denominator (equal x: doubling or cancellation) is left out
-// of the chain and its index returned in `equal_x` for the scalar code; returns how many.
-// `scratch` holds scratch_words<Group>() words per group of eight.
+// prefix products of the denominators' chain links (one chain per lane), one inversion for all
+// eight chains, then the additions backwards. A zero denominator (equal x: doubling or
+// cancellation) is left out of the chain and its index returned in `equal_x` for the scalar code;
+// returns how many. `scratch` holds scratch_words<Group>() words per group of eight.
 template <class Group>
 [[gnu::target("avx512f,avx512ifma")]] size_t add_batch(Affine<Group>* buckets, const uint32_t* bucket_of,
                                                      const Affine<Group>* const* points, const uint8_t* negate,
@@ -124,10 +154,14 @@ template <class Group>
   using F = typename Group::Field;
   using V = LanesOf<Group>;
   using Base = BaseOf<Group>;
+  using Chain = Lanes<kLimbs52<Base::N>>;
   constexpr size_t N = Base::N;
   constexpr size_t kPoint = sizeof(Affine<Group>), kWords = kPoint / 8, kCoordWords = kWords / 2;
-  constexpr size_t kLane = lane_words<Group>(), kScratch = scratch_words<Group>();
+  constexpr size_t kLane = lane_words<Group>(), kChain = chain_words<Group>(), kScratch = scratch_words<Group>();
+  // Scratch of one group: prefix, link, [den,] bx, by, px, py.
+  constexpr size_t kCoords = 2 * kChain + (kExtension<Group> ? kLane : 0);
   static_assert(kPoint == 2 * sizeof(F) && sizeof(Base) == 8 * N, "affine points are two packed coordinates");
+  static_assert(kCoords + 4 * kLane == kScratch);
   const auto c = make_constants<Base>();
   const size_t groups = (n + 7) / 8;
   auto* bucket_bytes = reinterpret_cast<std::byte*>(buckets);
@@ -137,7 +171,8 @@ template <class Group>
   };
 
   size_t equal = 0;
-  V acc, den, bx, by, px, py;
+  V den, bx, by, px, py;
+  Chain acc, link;
   set_one(acc, 0xff, c);
   for (size_t g = 0; g < groups; ++g) {
     const __mmask8 lanes = group_lanes(g, n);
@@ -163,31 +198,33 @@ template <class Group>
     set_one(den, __mmask8(zero | ~lanes), c);  // out of the chain: multiplies by one instead
     for (unsigned j = 0; j < 8; ++j)
       if (zero >> j & 1) equal_x[equal++] = uint32_t(8 * g + j);
+    link = chain_link<N>(den, c);
     uint64_t* s = scratch + kScratch * g;
     store(s, acc);
-    store(s + kLane, den);
-    store(s + 2 * kLane, bx);
-    store(s + 3 * kLane, by);
-    store(s + 4 * kLane, px);
-    store(s + 5 * kLane, py);
-    acc = mul<N>(acc, den, c);
+    store(s + kChain, link);
+    if constexpr (kExtension<Group>) store(s + 2 * kChain, den);
+    store(s + kCoords, bx);
+    store(s + kCoords + kLane, by);
+    store(s + kCoords + 2 * kLane, px);
+    store(s + kCoords + 3 * kLane, py);
+    acc = mul<N>(acc, link, c);
   }
 
   // One inversion for the eight lane products, then each lane's own inverse.
-  F lane[8], prefix[8];
+  Base lane[8], prefix[8];
   to_scalars(canonical(acc, c), lane);
-  F total = F::one();
+  Base total = Base::one();
   for (size_t j = 0; j < 8; ++j) {
     prefix[j] = total;
     total = total * lane[j];
   }
-  F inv = total.inv();
+  Base inv = total.inv();
   for (size_t j = 8; j-- > 0;) {
-    const F lane_inv = inv * prefix[j];
+    const Base lane_inv = inv * prefix[j];
     inv = inv * lane[j];
     lane[j] = lane_inv;
   }
-  V inv_lanes, saved;
+  Chain inv_lanes, saved;
   from_scalars(lane, c, inv_lanes);
 
   size_t unwritten = equal;  // equal_x is ascending: walk it down with g
@@ -195,15 +232,17 @@ template <class Group>
     const __mmask8 lanes = group_lanes(g, n);
     const uint64_t* s = scratch + kScratch * g;
     load(s, saved);
-    const V den_inv = mul<N>(inv_lanes, saved, c);
-    load(s + kLane, saved);
+    const Chain link_inv = mul<N>(inv_lanes, saved, c);
+    load(s + kChain, saved);
     inv_lanes = mul<N>(inv_lanes, saved, c);
-    load(s + 2 * kLane, bx);
-    load(s + 3 * kLane, by);
-    load(s + 4 * kLane, px);
-    load(s + 5 * kLane, py);
+    if constexpr (kExtension<Group>) load(s + 2 * kChain, den);
+    load(s + kCoords, bx);
+    load(s + kCoords + kLane, by);
+    load(s + kCoords + 2 * kLane, px);
+    load(s + kCoords + 3 * kLane, py);
+    const V den_inv = inverse_from_link<N>(den, link_inv, c);
     const V lambda = mul<N>(sub(py, by, c), den_inv, c);
-    const V x3 = canonical(sub(sub(mul<N>(lambda, lambda, c), bx, c), px, c), c);
+    const V x3 = canonical(sub(sub(sqr<N>(lambda, c), bx, c), px, c), c);
     const V y3 = canonical(sub(mul<N>(lambda, sub(bx, x3, c), c), by, c), c);
     __mmask8 write = lanes;
     for (; unwritten > 0 && equal_x[unwritten - 1] >= 8 * g; --unwritten)
