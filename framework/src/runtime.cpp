@@ -105,10 +105,11 @@ Runtime::Runtime(const Config& config, std::shared_ptr<spdlog::logger> log, Runt
                                      engine);
 
   const BackendInfo info = backend_->info();
-  log_->debug("engine: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} CPU threads, {} proof{} in flight "
+  log_->debug("engine: backend {} ({}; {} lane{}), allocator {}, scheduler {}, {} CPU thread{}, {} proof{} in flight "
               "within {} MiB; config {}",
               config_.backend.plugin, fmt::join(info.devices, ", "), info.lanes, info.lanes == 1 ? "" : "s",
-              config_.allocator.plugin, config_.scheduler.plugin, pool_.size(), prover_->jobs_in_flight(),
+              config_.allocator.plugin, config_.scheduler.plugin, pool_.size(), pool_.size() == 1 ? "" : "s",
+              prover_->jobs_in_flight(),
               prover_->jobs_in_flight() == 1 ? "" : "s", prover_->memory_budget_bytes() >> 20, config_.source_name());
 }
 

@@ -118,7 +118,7 @@ class CpuBackend final : public Backend {
         (kernels_.msm_window ? "; MSM window " + std::to_string(kernels_.msm_window) + " bits" : "");
     // Lanes: proofs share the pool, so any number can be in flight; one per pool thread is more
     // than ever pays (jobs_in_flight bounds them anyway).
-    return {"cpu", {"cpu: " + std::to_string(host_.pool->size()) + " threads" + kernels}, host_.pool->size(),
+    return {"cpu", {"cpu: " + std::to_string(host_.pool->size()) + (host_.pool->size() == 1 ? " thread" : " threads") + kernels}, host_.pool->size(),
             {CurveId::bn254, CurveId::bls12_381}, 0, {}, /*lane_calls_overlap=*/true};
   }
 
