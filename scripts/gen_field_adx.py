@@ -47,11 +47,8 @@ out.append('''#pragma once
 #if defined(__x86_64__) && defined(__clang__)
 #include <cpuid.h>
 #endif
-#if defined(__x86_64__)
-#include <x86intrin.h>  // the adc/sbb carry chains: plain x86-64, no target flags
-#endif
-
 #include "pacer/math/field.hpp"
+#include "pacer/math/x86_carry_chain.hpp"
 
 // Not under -O0 (the 6-limb version needs 14 registers) nor under ASan (it reserves some).
 #if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(PACER_PORTABLE_FIELD) && !defined(__SANITIZE_ADDRESS__)
@@ -109,8 +106,9 @@ out.append('''}  // namespace adx
 #endif
 
 // The product as the cpu kernels compute it: the asm where the CPU and the build allow, the
-// portable product otherwise (out of line, so hot loops do not carry both versions inlined).
-struct AdxMul {
+// portable product otherwise (out of line, so hot loops do not carry both versions inlined), and
+// the adc/sbb chains for sums and differences.
+struct AdxMul : X86CarryChain {
   template <class F>
   static PACER_HOT typename F::limbs_t mul(const typename F::limbs_t& a, const typename F::limbs_t& b) {
 #ifdef PACER_HAVE_ADX_ASM
@@ -126,20 +124,6 @@ struct AdxMul {
 #endif
     return F::mont_mul(a, b);
   }
-#if defined(__x86_64__)
-  // Fp's sums, differences and reductions: one adc/sbb chain (field.hpp's portable chain compiles
-  // to 3-5x the instructions under GCC 12).
-  template <bool kSubtract, size_t N>
-  static PACER_HOT uint64_t carry_chain(Limbs<N>& a, const Limbs<N>& b) {
-    unsigned char carry = 0;
-    for (size_t i = 0; i < N; ++i) {
-      unsigned long long r;
-      carry = kSubtract ? _subborrow_u64(carry, a[i], b[i], &r) : _addcarry_u64(carry, a[i], b[i], &r);
-      a[i] = r;
-    }
-    return carry;
-  }
-#endif
 };
 
 }  // namespace pacer::math
