@@ -90,6 +90,26 @@ TEST_CASE("key digest: any changed byte, and any change of length, changes it", 
   CHECK(key_content_digest(bytes, &pool) == before);
 }
 
+TEST_CASE("key digest of a file: the digest of its bytes, read in pieces, and nothing once the file changed",
+          "[key_records]") {
+  TempDir tmp;
+  ThreadPool pool(3);
+  for (size_t size : {size_t(0), size_t(1), (size_t(64) << 10) + 3, (size_t(5) << 20) + 17}) {
+    INFO("size " << size);
+    const auto bytes = pattern(size, 3);
+    const fs::path file = tmp.path / ("key" + std::to_string(size));
+    write_text(file, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    const auto identity = file_identity(file.string());
+    REQUIRE(identity);
+    const auto digest = file_content_digest(file.string(), *identity, &pool);
+    REQUIRE(digest);
+    CHECK(*digest == key_content_digest(bytes, nullptr));
+    CHECK(file_content_digest(file.string(), *identity, nullptr) == digest);
+    write_text(file, "another key");
+    CHECK_FALSE(file_content_digest(file.string(), *identity, &pool));
+  }
+}
+
 TEST_CASE("key records: a key recorded as passed is found, and no other key is", "[key_records]") {
   TempDir tmp;
   const KeyCheckRecords records(tmp.path / "cache" / "key-checks");

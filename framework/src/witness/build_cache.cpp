@@ -52,10 +52,13 @@ KeyHasher::KeyHasher() : impl_(std::make_unique<Impl>()) {
 KeyHasher::~KeyHasher() { EVP_MD_CTX_free(impl_->ctx); }
 
 void KeyHasher::add(std::string_view part) {
-  const uint64_t size = part.size();
-  EVP_DigestUpdate(impl_->ctx, &size, sizeof size);
-  EVP_DigestUpdate(impl_->ctx, part.data(), part.size());
+  begin_part(part.size());
+  append(part);
 }
+
+void KeyHasher::begin_part(uint64_t size) { EVP_DigestUpdate(impl_->ctx, &size, sizeof size); }
+
+void KeyHasher::append(std::string_view piece) { EVP_DigestUpdate(impl_->ctx, piece.data(), piece.size()); }
 
 std::string KeyHasher::hex() {
   unsigned char digest[EVP_MAX_MD_SIZE];

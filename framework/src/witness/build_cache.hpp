@@ -24,6 +24,10 @@ class KeyHasher {
   KeyHasher& operator=(const KeyHasher&) = delete;
   // Each part is length-prefixed, so ("ab", "c") and ("a", "bc") hash differently.
   void add(std::string_view part);
+  // One part fed in pieces: begin_part(size) then pieces of `size` bytes in all through append();
+  // the same hash as add() of the whole part.
+  void begin_part(uint64_t size);
+  void append(std::string_view piece);
   std::string hex();
 
  private:
