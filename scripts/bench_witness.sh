@@ -11,7 +11,8 @@
 #            and rapidsnark trust them) against `snarkjs groth16 fullprove`, and
 #            (with RAPIDSNARK=/path/to/prover, bn128 only) against circom's C++ witness binary
 #            followed by rapidsnark's prover, as rapidsnark users run them.
-# Medians of ROUNDS interleaved rounds (each round runs every tool once, in turn).
+# Medians of ROUNDS interleaved rounds (each round runs every tool once, in turn, starting one tool
+# further on than the round before).
 #   usage: scripts/bench_witness.sh [WORK_DIR] [circuit ...]
 #   circuits: poseidon3:bn128 (shipped), chainN:CURVE (a chain of N Poseidon(2), built here with
 #   circom2; keys from `pacer setup --insecure`)
@@ -85,22 +86,34 @@ for spec in "${circuits[@]}"; do
   cmp -s "$dir/pacer.wtns" "$dir/snarkjs.wtns" || { echo "$spec: pacer's witness differs from snarkjs's" >&2; exit 1; }
   pw=() pc=() cb=() sc=() ip=() pi=() pp=() pt=() sf=() rs=()
   with_rapidsnark=; [ -n "$rapidsnark" ] && [ "${spec##*:}" = bn128 ] && with_rapidsnark=1
-  for _ in $(seq "$ROUNDS"); do
-    pw+=("$(time_ms "$pacer" witness --wasm "$dir/circuit.wasm" --input "$dir/input.json" --out "$dir/w1.wtns" --cache-dir "$cache")")
-    pc+=("$(time_ms "$pacer" witness --circuit-cpp "$dir/circuit_cpp" --input "$dir/input.json" --out "$dir/w2.wtns" --cache-dir "$cache")")
-    cb+=("$(cd "$dir/circuit_cpp" && time_ms ./circuit "$dir/input.json" "$dir/w3.wtns")")
-    sc+=("$(time_ms "$snarkjs" wtns calculate "$dir/circuit.wasm" "$dir/input.json" "$dir/w4.wtns")")
-    ip+=("$(node "$root/scripts/bench/witness_inprocess.cjs" "$oracle/circom_runtime" "$dir/circuit.wasm" "$dir/input.json" 5)")
+  # One function per tool; round r starts at tool r and goes round, so that every tool follows
+  # every other equally often (a tool run right after a large prover, which leaves the caches cold
+  # and frees a GB, ran up to 50 ms slower on the 2-core VM).
+  step_pw() { pw+=("$(time_ms "$pacer" witness --wasm "$dir/circuit.wasm" --input "$dir/input.json" --out "$dir/w1.wtns" --cache-dir "$cache")"); }
+  step_pc() { pc+=("$(time_ms "$pacer" witness --circuit-cpp "$dir/circuit_cpp" --input "$dir/input.json" --out "$dir/w2.wtns" --cache-dir "$cache")"); }
+  step_cb() { cb+=("$(cd "$dir/circuit_cpp" && time_ms ./circuit "$dir/input.json" "$dir/w3.wtns")"); }
+  step_sc() { sc+=("$(time_ms "$snarkjs" wtns calculate "$dir/circuit.wasm" "$dir/input.json" "$dir/w4.wtns")"); }
+  step_ip() { ip+=("$(node "$root/scripts/bench/witness_inprocess.cjs" "$oracle/circom_runtime" "$dir/circuit.wasm" "$dir/input.json" 5)"); }
+  step_pi() {
     "$pacer" bench --config "$work/trusted-keys.toml" --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" \
       --input "$dir/input.json" --cache-dir "$cache" --proofs 5 --jobs 1 --warmup 1 --json "$dir/bench.json" >/dev/null 2>&1 ||
       { echo "$spec: pacer bench --wasm --input failed" >&2; exit 1; }
     pi+=("$(python3 -c 'import json,sys; w = json.load(open(sys.argv[1]))["stages"]["witness"]["wall_seconds"]["p50"]; print("%.2f" % (w * 1000))' "$dir/bench.json")")
+  }
+  step_pp() {
     pp+=("$(time_ms "$pacer" prove --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" --input "$dir/input.json" \
             --proof "$dir/p.json" --public "$dir/u.json" --cache-dir "$cache")")
+  }
+  step_pt() {
     pt+=("$(time_ms "$pacer" prove --config "$work/trusted-keys.toml" --zkey "$dir/circuit.zkey" --wasm "$dir/circuit.wasm" \
             --input "$dir/input.json" --proof "$dir/p.json" --public "$dir/u.json" --cache-dir "$cache")")
-    sf+=("$(time_ms "$snarkjs" groth16 fullprove "$dir/input.json" "$dir/circuit.wasm" "$dir/circuit.zkey" "$dir/sp.json" "$dir/su.json")")
-    [ -z "$with_rapidsnark" ] || rs+=("$(time_ms rapidsnark_fullprove "$dir")")
+  }
+  step_sf() { sf+=("$(time_ms "$snarkjs" groth16 fullprove "$dir/input.json" "$dir/circuit.wasm" "$dir/circuit.zkey" "$dir/sp.json" "$dir/su.json")"); }
+  step_rs() { rs+=("$(time_ms rapidsnark_fullprove "$dir")"); }
+  steps=(pw pc cb sc ip pi pp pt sf)
+  [ -z "$with_rapidsnark" ] || steps+=(rs)
+  for ((round = 0; round < ROUNDS; ++round)); do
+    for ((k = 0; k < ${#steps[@]}; ++k)); do "step_${steps[(round + k) % ${#steps[@]}]}"; done
   done
   if [ -n "$with_rapidsnark" ]; then
     "$snarkjs" groth16 verify "$dir/vkey.json" "$dir/ru.json" "$dir/rp.json" >/dev/null ||
