@@ -4,7 +4,7 @@
 # no output or temporary file, inputs unchanged.
 #   usage: hostile_cli.sh <path to pacer> <source dir> [case ...]
 #   cases: plugin_constructor verify_bounds report_svg config_text outputs interrupted gen_circuit_size
-#          removed_flags thp_disabled
+#          removed_flags thp_disabled cwd_libraries
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_pacer; need_config
 source "$SRC/tests/integration/hostile_common.sh"
@@ -22,7 +22,7 @@ wait_for_temp() {
 }
 
 mapfile -t todo < <(cases_or plugin_constructor verify_bounds report_svg config_text outputs interrupted \
-                            gen_circuit_size removed_flags thp_disabled)
+                            gen_circuit_size removed_flags thp_disabled cwd_libraries)
 for c in "${todo[@]}"; do
   dir="$WORK/$c"; inputs_in "$dir"
   OUTPUTS=("$dir/proof.json" "$dir/public.json")
@@ -189,6 +189,19 @@ PY
         pass "$c: the thp allocator warns that THP is disabled for the process"
       elif [ $rc -eq 99 ]; then pass "$c: (prctl PR_SET_THP_DISABLE not available here: not checked)"
       else fail "$c: exit $rc, no warning"; cat "$dir/thp.err"; fi
+      rm -f "$dir/proof.json" "$dir/public.json" ;;
+    cwd_libraries)
+      # Libraries named like the ones pacer loads, in the folder it runs in: the dynamic loader
+      # searches only the install's own folders (an empty RUNPATH entry would mean this folder).
+      mkdir -p "$dir/cwd"
+      for lib in libc.so.6 libstdc++.so.6 libm.so.6 libgcc_s.so.1 libcrypto.so.3 libpacer_framework.so.0; do
+        echo "not a library" >"$dir/cwd/$lib"
+      done
+      rc=0
+      (cd "$dir/cwd" && "$PACER" prove --zkey ../circuit.zkey --witness ../witness.wtns --proof ../proof.json \
+         --public ../public.json) >"$dir/cwd.out" 2>"$dir/cwd.err" || rc=$?
+      if [ $rc -eq 0 ] && [ -s "$dir/proof.json" ]; then pass "$c: libraries in the working folder are never loaded"
+      else fail "$c: exit $rc"; cat "$dir/cwd.err"; fi
       rm -f "$dir/proof.json" "$dir/public.json" ;;
     *) fail "unknown case '$c'" ;;
   esac
