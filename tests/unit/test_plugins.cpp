@@ -16,6 +16,7 @@
 #include "pacer/error.hpp"
 #include "pacer/logging.hpp"
 #include "pacer/plugin_loader.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -280,6 +281,61 @@ TEST_CASE("plugins: the first plugin of a name wins, a later one is refused nami
   pacer::PluginRegistry twice({kRealPlugins, kRealPlugins / "." , kRealPlugins / ".." / "pacer"});
   CHECK(twice.search_path().size() == 1);
   for (const auto& c : twice.candidates()) CHECK(c.refusal.find("duplicate") == std::string::npos);
+}
+
+TEST_CASE("plugins: a library every user could replace or add to its folder is refused unread, naming the path",
+          "[plugins]") {
+  test_files::TempDir tmp;
+  const fs::path dir = tmp.path / "plugins", lib = dir / "libpacer_allocator_plain.so";
+  fs::create_directories(dir);
+  fs::copy_file(kRealPlugins / "libpacer_allocator_plain.so", lib);
+  using P = fs::perms;
+  const auto refusal = [&](const fs::path& search) {
+    pacer::PluginRegistry reg({search});
+    reg.load_all();
+    const auto* c = candidate(reg, lib.filename().string());
+    REQUIRE(c != nullptr);
+    return c->loaded ? std::string("loaded") : c->refusal;
+  };
+  fs::permissions(dir, P::owner_all | P::group_read | P::group_exec | P::others_read | P::others_exec);
+  fs::permissions(lib, P::owner_read | P::owner_write | P::group_read | P::others_read);
+  CHECK(refusal(dir) == "loaded");
+
+  fs::permissions(lib, P::others_write, fs::perm_options::add);
+  CHECK_THAT(refusal(dir), Contains(lib.string() + " is writable by every user"));
+  fs::permissions(lib, P::others_write, fs::perm_options::remove);
+
+  // The folder: the sticky bit does not help, since an added library may be found first.
+  fs::permissions(dir, P::others_write | P::sticky_bit, fs::perm_options::add);
+  CHECK_THAT(refusal(dir), Contains(dir.string() + " is writable by every user"));
+  fs::permissions(dir, P::others_write | P::sticky_bit, fs::perm_options::remove);
+
+  // Reached through a link from an open folder: the folder scanned counts too.
+  const fs::path open = tmp.path / "open";
+  fs::create_directories(open);
+  fs::create_symlink(lib, open / lib.filename());
+  fs::permissions(open, P::others_write, fs::perm_options::add);
+  CHECK_THAT(refusal(open), Contains(open.string() + " is writable by every user"));
+
+  // An ancestor every user may rename entries of (no sticky bit); with the sticky bit it is fine.
+  const fs::path outer = tmp.path / "outer", inner = outer / "plugins";
+  fs::create_directories(inner);
+  fs::copy_file(lib, inner / lib.filename());
+  fs::permissions(inner / lib.filename(), P::owner_read | P::owner_write | P::group_read | P::others_read);
+  fs::permissions(outer, P::others_write, fs::perm_options::add);
+  {
+    pacer::PluginRegistry reg({inner});
+    reg.load_all();
+    REQUIRE(reg.candidates().size() == 1);
+    CHECK_THAT(reg.candidates()[0].refusal, Contains(outer.string() + " is writable by every user without the sticky bit"));
+  }
+  fs::permissions(outer, P::sticky_bit, fs::perm_options::add);
+  {
+    pacer::PluginRegistry reg({inner});
+    reg.load_all();
+    REQUIRE(reg.candidates().size() == 1);
+    CHECK(reg.candidates()[0].loaded);
+  }
 }
 
 TEST_CASE("plugins: search path is config dirs, then PACER_PLUGIN_PATH, then install and executable dirs",
