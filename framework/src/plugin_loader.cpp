@@ -1,7 +1,5 @@
 #include "pacer/plugin_loader.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
@@ -15,6 +13,7 @@
 #include "pacer/elf_exports.hpp"
 #include "pacer/error.hpp"
 #include "pacer/printable.hpp"
+#include "trusted_path.hpp"
 
 namespace pacer {
 
@@ -59,33 +58,6 @@ fs::path identity(const fs::path& p) {
   std::error_code ec;
   fs::path c = fs::weakly_canonical(p, ec);
   return ec ? p.lexically_normal() : c;
-}
-
-// Why a library anyone on the machine could swap for their own is not loaded, or nothing: the file
-// (its real path), the folders holding it (the real one and the one scanned), where every user may
-// replace or add a library (the sticky bit does not stop an added one, which may come first), and
-// the real folder's ancestors that every user may rename entries of (no sticky bit). Group write
-// is left to the administrator who granted it.
-std::optional<std::string> writable_by_everyone(const fs::path& file) {
-  auto mode_of = [](const fs::path& p) -> std::optional<mode_t> {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-    return st.st_mode;
-  };
-  std::error_code ec;
-  const fs::path real = fs::canonical(file, ec);
-  if (ec) return std::nullopt;  // gone or unreadable: reading it fails below with its own reason
-  for (const fs::path& p : {real, real.parent_path(), file.parent_path()})
-    if (const auto mode = mode_of(p); mode && (*mode & S_IWOTH))
-      return fmt::format("not loaded: {} is writable by every user, who could replace or add a library there "
-                         "(chmod o-w it)",
-                         p.string());
-  for (fs::path p = real.parent_path(); p.has_relative_path(); p = p.parent_path())
-    if (const auto mode = mode_of(p.parent_path()); mode && (*mode & S_IWOTH) && !(*mode & S_ISVTX))
-      return fmt::format("not loaded: {} is writable by every user without the sticky bit, so anyone could rename "
-                         "the folders below it (chmod o-w or +t it)",
-                         p.parent_path().string());
-  return std::nullopt;
 }
 
 std::string duplicate_of(const PluginCandidate& first, const std::string& name) {
@@ -210,7 +182,7 @@ void PluginRegistry::consider(const fs::path& file) {
     candidates_.push_back(std::move(cand));
   };
 
-  if (auto reason = writable_by_everyone(file)) return refuse(std::move(*reason));
+  if (auto reason = replaceable_by_others(file, {file.parent_path()})) return refuse("not loaded: " + *reason);
   // Before dlopen, which runs the library's constructors: only a file that exports the entry
   // symbols is loaded at all, and only for a kind this command uses.
   std::vector<std::string_view> wanted{kEntrySymbol, kInfoSymbol, kCreateSymbol, kNameSymbol};

@@ -281,6 +281,28 @@ case_cache() {
   env PATH=/nonexistent "$PACER" witness --wasm "$dir/circuit.wasm" --input "$input" --out "$out/nc2.wtns" \
     --cache-dir "$prebuilt" >"$out/no-compiler-new/stdout" 2>"$out/no-compiler-new/stderr" || rc=$?
   expect_refusal "$out/no-compiler-new" "wasm2c was not found on PATH" "no compiler and nothing prebuilt" $rc
+
+  # A cached library another user could have put there is never run: its entry folder opened to
+  # every user, then (as root, where files can be given away) the library owned by another user.
+  local entry; entry=$(dirname "$(find "$prebuilt/generators" -name generator.so | head -n 1)")
+  chmod o+w "$entry"
+  rc=0
+  run_pacer "$out/open-entry" witness --wasm "$chain/circuit.wasm" --input "$CIRCUITS/chain/input.json" \
+    --out "$out/open.wtns" --cache-dir "$prebuilt" || rc=$?
+  expect_refusal "$out/open-entry" "is writable by every user" "a cache entry writable by every user" $rc
+  [ ! -e "$out/open.wtns" ] || fail "cache: a witness was written from an entry writable by every user"
+  chmod o-w "$entry"
+  if [ "$(id -u)" -eq 0 ]; then
+    chown 65534 "$entry/generator.so"
+    rc=0
+    run_pacer "$out/foreign" witness --wasm "$chain/circuit.wasm" --input "$CIRCUITS/chain/input.json" \
+      --out "$out/foreign.wtns" --cache-dir "$prebuilt" || rc=$?
+    expect_refusal "$out/foreign" "belongs to user 65534" "a cached library owned by another user" $rc
+    chown 0 "$entry/generator.so"
+  else pass "cache: (not root: a library owned by another user cannot be made here, not checked)"; fi
+  run_pacer "$out/restored" witness --wasm "$chain/circuit.wasm" --input "$CIRCUITS/chain/input.json" \
+    --out "$out/restored.wtns" --cache-dir "$prebuilt" && cmp -s "$out/restored.wtns" "$chain/witness.wtns" &&
+    pass "cache: the same entry made private again is used" || fail "cache: the restored entry"
 }
 
 case_stage() {

@@ -2,6 +2,7 @@
 // built for the purpose in tests/plugins (wrong ABI, unknown kind, throwing factories, duplicate
 // name, not a plugin, unresolved symbol).
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -283,7 +284,7 @@ TEST_CASE("plugins: the first plugin of a name wins, a later one is refused nami
   for (const auto& c : twice.candidates()) CHECK(c.refusal.find("duplicate") == std::string::npos);
 }
 
-TEST_CASE("plugins: a library every user could replace or add to its folder is refused unread, naming the path",
+TEST_CASE("plugins: a library another user could replace or add to its folder is refused unread, naming the path",
           "[plugins]") {
   test_files::TempDir tmp;
   const fs::path dir = tmp.path / "plugins", lib = dir / "libpacer_allocator_plain.so";
@@ -304,6 +305,13 @@ TEST_CASE("plugins: a library every user could replace or add to its folder is r
   fs::permissions(lib, P::others_write, fs::perm_options::add);
   CHECK_THAT(refusal(dir), Contains(lib.string() + " is writable by every user"));
   fs::permissions(lib, P::others_write, fs::perm_options::remove);
+
+  // Another user's file (only root can give one away: checked where the tests run as root).
+  if (::geteuid() == 0) {
+    REQUIRE(::chown(lib.c_str(), 65534, uid_t(-1)) == 0);
+    CHECK_THAT(refusal(dir), Contains(lib.string() + " belongs to user 65534"));
+    REQUIRE(::chown(lib.c_str(), 0, uid_t(-1)) == 0);
+  }
 
   // The folder: the sticky bit does not help, since an added library may be found first.
   fs::permissions(dir, P::others_write | P::sticky_bit, fs::perm_options::add);

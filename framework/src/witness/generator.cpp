@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "../trusted_path.hpp"
 #include "build_cache.hpp"
 #include "circuit_symbols.hpp"
 #include "native_library.hpp"
@@ -174,6 +175,13 @@ std::shared_ptr<Generator> Generator::open(const GeneratorSource& source, const 
       fresh = true;
     }
     impl->library_file = *entry / kGeneratorLibrary;
+    // The cache is this user's (made 0700): a library there that another user could have put or
+    // changed is never run; say so rather than build over it.
+    if (auto why = replaceable_by_others(impl->library_file,
+                                         {cache.root(), cache.root() / "generators", entry->parent_path(), *entry}))
+      throw InputError(fmt::format("witness generator cache: {}; {} is not loaded (remove it, or give a private cache "
+                                   "folder with {})",
+                                   *why, impl->library_file.string(), options.cache_dir_hint));
     try {
       impl->library = NativeLibrary::load(impl->library_file);
       break;
