@@ -182,6 +182,7 @@ void PluginRegistry::consider(const fs::path& file) {
     candidates_.push_back(std::move(cand));
   };
 
+  // First, before a byte of it is read: whose library it is.
   if (auto reason = replaceable_by_others(file, {file.parent_path()})) return refuse("not loaded: " + *reason);
   // Before dlopen, which runs the library's constructors: only a file that exports the entry
   // symbols is loaded at all, and only for a kind this command uses.

@@ -6,11 +6,16 @@
 
 #include <fmt/format.h>
 
+#include "pacer/printable.hpp"
+
 namespace pacer {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// A path as a message may show it: a folder's listing names any bytes.
+std::string shown(const fs::path& p) { return printable(p.string(), 4096); }
 
 std::optional<struct stat> status_of(const fs::path& p) {
   struct stat st {};
@@ -25,10 +30,10 @@ std::optional<std::string> open_to_others(const fs::path& p) {
   if (st->st_uid != ::geteuid() && st->st_uid != 0)
     return fmt::format("{} belongs to user {}, not to this user or root, and that user could replace the library "
                        "(chown it, or use another folder)",
-                       p.string(), st->st_uid);
+                       shown(p), st->st_uid);
   if (st->st_mode & S_IWOTH)
     return fmt::format("{} is writable by every user, who could replace or add a library there (chmod o-w it)",
-                       p.string());
+                       shown(p));
   return std::nullopt;
 }
 
@@ -47,7 +52,7 @@ std::optional<std::string> replaceable_by_others(const fs::path& file, std::init
     if (const auto st = status_of(up); st && (st->st_mode & S_IWOTH) && !(st->st_mode & S_ISVTX))
       return fmt::format("{} is writable by every user without the sticky bit, so anyone could rename the folders "
                          "below it (chmod o-w or +t it)",
-                         up.string());
+                         shown(up));
   }
   return std::nullopt;
 }
