@@ -171,9 +171,7 @@ void PluginRegistry::scan(const fs::path& dir) {
 }
 
 void PluginRegistry::consider(const fs::path& file) {
-  const fs::path id = identity(file);
-  for (const auto& c : candidates_)
-    if (identity(c.file) == id) return;  // the same library reached through two folders
+  if (!seen_files_.insert(identity(file)).second) return;  // the same library reached through two folders
 
   PluginCandidate cand;
   cand.file = file;

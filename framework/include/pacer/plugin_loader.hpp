@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,7 @@ class PluginRegistry {
 
   std::vector<std::filesystem::path> search_path_;
   std::vector<PluginKind> kinds_;
+  std::set<std::filesystem::path> seen_files_;  // the real path of every library considered, once
   // Loading on demand changes a candidate's state from const lookups (create); candidates are
   // only added by the constructor, so references to them stay valid.
   mutable std::mutex mu_;
