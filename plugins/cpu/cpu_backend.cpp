@@ -2,6 +2,7 @@
 // is no GPU. Points are decoded once per key (residency); all parallel work goes to the host pool.
 // The kernels (pacer/cpu/kernels.hpp) are chosen by params: ifma = "auto" | "on" | "off",
 // msm_window = 0 (cost model) or 2..15.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <memory>
@@ -118,7 +119,8 @@ class CpuBackend final : public Backend {
         (kernels_.msm_window ? "; MSM window " + std::to_string(kernels_.msm_window) + " bits" : "");
     // Lanes: proofs share the pool, so any number can be in flight; one per pool thread is more
     // than ever pays (jobs_in_flight bounds them anyway).
-    return {"cpu", {"cpu: " + std::to_string(host_.pool->size()) + (host_.pool->size() == 1 ? " thread" : " threads") + kernels}, host_.pool->size(),
+    const unsigned threads = host_.pool->size();
+    return {"cpu", {fmt::format("cpu: {} thread{}{}", threads, threads == 1 ? "" : "s", kernels)}, threads,
             {CurveId::bn254, CurveId::bls12_381}, 0, {}, /*lane_calls_overlap=*/true};
   }
 
@@ -128,7 +130,7 @@ class CpuBackend final : public Backend {
     return with_cpu_curve(key.key().curve, [&](auto curve) {
       using Curve = decltype(curve);
       const auto& rk = resident<Curve>(key);
-      const size_t threads = host_.pool->size();
+      const unsigned threads = host_.pool->size();
       MemoryNeeds needs;
       needs.host_per_key = rk.host_bytes();
       for (const Basis b : {Basis::A, Basis::B1, Basis::C, Basis::H})

@@ -228,6 +228,14 @@ PACER_IFMA_INLINE Lanes2<kLimbs52<N>> sqr(const Lanes2<kLimbs52<N>>& a, const Co
   return {mul<N>(add(a.c0, a.c1, c), sub(a.c0, a.c1, c), c), add(t, t, c)};
 }
 
+// -a, as 0 - a (not canonical, as sub's results are not).
+template <size_t L>
+PACER_IFMA_INLINE Lanes<L> neg(const Lanes<L>& a, const Constants<L>& c) {
+  Lanes<L> zero;
+  for (auto& x : zero.l) x = _mm512_setzero_si512();
+  return sub(zero, a, c);
+}
+
 template <size_t L>
 PACER_IFMA_INLINE __mmask8 zero_lanes(const Lanes<L>& a) {
   __mmask8 zero = 0xff;

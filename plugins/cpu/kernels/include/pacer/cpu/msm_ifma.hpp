@@ -69,9 +69,7 @@ template <size_t N>
 PACER_IFMA_INLINE Lanes2<kLimbs52<N>> inverse_from_link(const Lanes2<kLimbs52<N>>& d,
                                                         const Lanes<kLimbs52<N>>& norm_inv,
                                                         const Constants<kLimbs52<N>>& c) {
-  Lanes<kLimbs52<N>> zero;
-  for (auto& x : zero.l) x = _mm512_setzero_si512();
-  return {mul<N>(d.c0, norm_inv, c), sub(zero, mul<N>(d.c1, norm_inv, c), c)};
+  return {mul<N>(d.c0, norm_inv, c), neg(mul<N>(d.c1, norm_inv, c), c)};
 }
 
 // 64-bit words per Lanes/Lanes2 of the group's field and per Lanes of its base field, and scratch
@@ -130,10 +128,8 @@ PACER_IFMA_INLINE void to_words(const Lanes2<kLimbs52<N>>& a, __m512i* v) {
 // Lanes in m become -a (a canonical: p - a, and 0 stays 0).
 template <size_t L>
 PACER_IFMA_INLINE void negate_lanes(Lanes<L>& a, __mmask8 m, const Constants<L>& c) {
-  Lanes<L> zero;
-  for (auto& x : zero.l) x = _mm512_setzero_si512();
-  const Lanes<L> neg = canonical(sub(zero, a, c), c);
-  for (size_t i = 0; i < L; ++i) a.l[i] = _mm512_mask_mov_epi64(a.l[i], m, neg.l[i]);
+  const Lanes<L> minus = canonical(neg(a, c), c);
+  for (size_t i = 0; i < L; ++i) a.l[i] = _mm512_mask_mov_epi64(a.l[i], m, minus.l[i]);
 }
 template <size_t L>
 PACER_IFMA_INLINE void negate_lanes(Lanes2<L>& a, __mmask8 m, const Constants<L>& c) {
